@@ -1,0 +1,48 @@
+/*
+ * cuzk/common.h — status codes and error reporting shared by every module.
+ *
+ * Every fallible function returns an int: CUZK_OK (0) on success, a negative
+ * CUZK_E* code on failure. Functions that can say more take an optional
+ * (char *err, size_t errlen) buffer and fill it with a precise, human message;
+ * passing NULL is always allowed.
+ */
+#ifndef CUZK_COMMON_H
+#define CUZK_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    CUZK_OK = 0,
+    CUZK_EINVAL = -1,        /* bad argument or malformed input */
+    CUZK_ENOMEM = -2,        /* allocation failed */
+    CUZK_EIO = -3,           /* read/write/mmap failure */
+    CUZK_ENONCANONICAL = -4, /* field element encoding >= modulus */
+    CUZK_EFLAGS = -5,        /* serialization flag bits inconsistent */
+    CUZK_ENOTONCURVE = -6,   /* coordinates do not satisfy the curve equation */
+    CUZK_ENOTINGROUP = -7,   /* point on the curve but outside the r-order subgroup */
+    CUZK_ENOSQRT = -8,       /* compressed x has no matching y */
+    CUZK_ERANGE = -9,        /* size out of supported range */
+    CUZK_EUNSAT = -10,       /* witness does not satisfy the constraints */
+    CUZK_EVERIFY = -11,      /* proof failed verification */
+};
+
+/* Short, constant name of a status code ("not on curve"); never NULL. */
+const char *cuzk_strerror(int code);
+
+/* Formats a message into err (if non-NULL) and returns code unchanged, so a
+ * failing path can be written as `return cuzk_fail(err, n, CUZK_EINVAL, "...")`. */
+int cuzk_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

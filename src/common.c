@@ -1,0 +1,39 @@
+/*
+ * common.c — status-code names and the error-buffer helper declared in
+ * cuzk/common.h. Kept tiny: every module reports failures through it so the
+ * message format is uniform ("module: what went wrong").
+ */
+#include "cuzk/common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *cuzk_strerror(int code)
+{
+    switch (code) {
+    case CUZK_OK: return "ok";
+    case CUZK_EINVAL: return "invalid argument";
+    case CUZK_ENOMEM: return "out of memory";
+    case CUZK_EIO: return "i/o error";
+    case CUZK_ENONCANONICAL: return "non-canonical field element";
+    case CUZK_EFLAGS: return "bad encoding flags";
+    case CUZK_ENOTONCURVE: return "point not on curve";
+    case CUZK_ENOTINGROUP: return "point not in subgroup";
+    case CUZK_ENOSQRT: return "no square root";
+    case CUZK_ERANGE: return "size out of range";
+    case CUZK_EUNSAT: return "constraint not satisfied";
+    case CUZK_EVERIFY: return "proof does not verify";
+    default: return "unknown error";
+    }
+}
+
+int cuzk_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}

@@ -1,0 +1,73 @@
+/*
+ * testutil.h — the small harness every cuzk test uses.
+ *
+ * - CHECK(cond, fmt, ...) records a failure with file:line and a message and
+ *   carries on, so one run reports every broken case; test_finish() prints
+ *   "N passed, N failed" and returns the exit status.
+ * - Randomness: each run draws a fresh seed from getrandom() and prints it;
+ *   CUZK_TEST_SEED=<hex> replays a run exactly.
+ * - Vector files (tests/vectors/NAME.txt, see its README): vec_open() and
+ *   vec_next() walk the lines, splitting them into tokens; hex helpers decode
+ *   field elements and points.
+ */
+#ifndef CUZK_TESTUTIL_H
+#define CUZK_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/field.h"
+
+extern long test_passed, test_failed;
+
+void test_fail_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond)                                                                                  \
+            test_passed++;                                                                         \
+        else                                                                                       \
+            test_fail_at(__FILE__, __LINE__, __VA_ARGS__);                                         \
+    } while (0)
+
+/* Prints the summary line and returns the process exit status. */
+int test_finish(const char *name);
+
+/* Seeded xoshiro256** stream; test_rng_init() seeds from CUZK_TEST_SEED or getrandom(). */
+void test_rng_init(const char *name);
+uint64_t test_rand64(void);
+void test_rand_bytes(void *buf, size_t n);
+void test_rand_fp(cuzk_fp *r);
+void test_rand_fr(cuzk_fr *r);
+void test_rand_fp2(cuzk_fp2 *r);
+
+/* Hex: returns false on bad characters or wrong length. */
+bool hex_decode(uint8_t *out, size_t n, const char *hex);
+void hex_encode(char *out, const uint8_t *in, size_t n); /* out holds 2n+1 */
+bool hex_fp(cuzk_fp *r, const char *hex);                 /* 96 hex, canonical BE */
+bool hex_fr(cuzk_fr *r, const char *hex);                 /* 64 hex, canonical BE */
+bool hex_fp2(cuzk_fp2 *r, const char *c0, const char *c1);
+/* Decodes a big-endian hex integer of any length into little-endian limbs. */
+bool hex_limbs(uint64_t *limbs, size_t nlimbs, const char *hex);
+
+/* Vector files. */
+#define VEC_MAX_TOKENS 160
+typedef struct {
+    FILE *f;
+    char *line;
+    size_t cap;
+    int lineno;
+    char path[512];
+    int ntok;
+    char *tok[VEC_MAX_TOKENS];
+} vec_file;
+
+/* Opens tests/vectors/<name>; a missing file is a test failure, not a skip. */
+bool vec_open(vec_file *v, const char *name);
+/* Next non-comment line; tok[0] is the op. Returns false at end of file. */
+bool vec_next(vec_file *v);
+void vec_close(vec_file *v);
+
+#endif
