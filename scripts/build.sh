@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of cuzk. Usage: scripts/build.sh [release|asan] (default release).
+# The build lands in build/ (release) or build-asan/ (ASan + UBSan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flavour=${1:-release}
+jobs=$(nproc 2>/dev/null || echo 2)
+case "$flavour" in
+  release) dir=build; args=(-DCMAKE_BUILD_TYPE=Release) ;;
+  asan) dir=build-asan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_SANITIZE=ON) ;;
+  *) echo "build.sh: unknown flavour '$flavour' (release|asan)" >&2; exit 2 ;;
+esac
+cmake -S . -B "$dir" "${args[@]}" >/dev/null
+cmake --build "$dir" -j "$jobs"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, and runs every test twice: a Release build, then
+# an AddressSanitizer + UndefinedBehaviorSanitizer build. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+echo "== release build and tests =="
+bash scripts/build.sh release
+ctest --test-dir build --output-on-failure -j "$jobs"
+echo "== ASan/UBSan build and tests =="
+bash scripts/build.sh asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
