@@ -1,0 +1,34 @@
+/*
+ * device.cu — device discovery for the CUDA backend.
+ *
+ * Kept apart from the kernels so that the engine can ask "is there a GPU, and
+ * which?" without touching any proving state. Errors from the runtime (no
+ * driver, no device) are reported as zero devices, never as a crash.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "cuzk/common.h"
+#include "cuzk/gpu.h"
+
+extern "C" int cuzk_gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int cuzk_gpu_device_describe(int dev, char *buf, unsigned long buflen)
+{
+    cudaDeviceProp prop;
+    if (dev < 0 || dev >= cuzk_gpu_device_count())
+        return CUZK_EINVAL;
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return CUZK_EIO;
+    snprintf(buf, buflen, "%s, sm_%d%d, %zu MiB", prop.name, prop.major, prop.minor,
+             (size_t)(prop.totalGlobalMem >> 20));
+    return CUZK_OK;
+}
