@@ -2,7 +2,8 @@
  * cuzk/curve.h — the groups G1 (E: y^2 = x^3 + 4 over Fp) and G2 (the twist
  * E': y^2 = x^3 + 4(1 + u) over Fp2) of BLS12-381.
  *
- * Representations (the memory layout matches blst and the GPU code):
+ * Representations (affine and Jacobian share blst's memory layout; XYZZ is
+ * cuzk's own bucket layout, field order X, Y, ZZ, ZZZ):
  *   affine  (x, y)            identity = all-zero bytes (never on the curve)
  *   Jacobian (X, Y, Z)        x = X/Z^2, y = Y/Z^3, identity <=> Z = 0
  *   XYZZ    (X, Y, ZZ, ZZZ)   x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2, identity <=> ZZ = 0
@@ -12,7 +13,8 @@
  * All addition functions are complete: they handle the identity, P + P and
  * P + (-P). Outputs may alias inputs. Scalars for *_mul are plain integers
  * (little-endian 64-bit limbs, NOT Montgomery); *_mul_fr takes an Fr element.
- * Scalar multiplication is variable-time.
+ * Scalar multiplication is variable-time. batch_to_affine's output must not
+ * overlap its input.
  *
  * G1 and G2 share one implementation (curve_impl.h instantiated twice), so
  * their functions have identical names apart from the prefix.
