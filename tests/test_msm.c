@@ -1,0 +1,797 @@
+/*
+ * test_msm.c — Pippenger MSM and bitmap sums (cuzk/msm.h) for G1 and G2
+ * against independent oracles, on fresh random inputs every run.
+ *
+ * Oracles: the naive sum of [k_i]P_i built from cuzk_g*_mul and Jacobian
+ * additions; for large inputs the discrete logs of the bases (P_i = [a_i]G,
+ * so the MSM must equal [sum k_i a_i]G, computed in Fr); the msm lines of
+ * tests/vectors/g1.txt and g2.txt (produced by another implementation);
+ * Jacobian additions one by one for the bitmap sums. The digit recoding is
+ * checked on its own by rebuilding every scalar from its digits.
+ *
+ * The group-generic checks are written once, below the #else, and compiled
+ * twice by including this file into itself with TG = g1 and TG = g2.
+ *
+ * CUZK_MSM_BENCH=<log2 n> turns the executable into a benchmark instead
+ * (result still checked): the MSM of 2^log2n random points and scalars with
+ * the automatic plan on each thread count of CUZK_MSM_BENCH_THREADS (default
+ * "1,2"), with the windows of CUZK_MSM_BENCH_C (e.g. "12,13,14", first thread
+ * count), then the batch-affine sum against the XYZZ sum. G1 unless
+ * CUZK_MSM_BENCH_GROUP=g2; CUZK_MSM_BENCH_REPS timed runs each (default 2,
+ * the best is reported).
+ */
+#ifndef TEST_MSM_GENERIC
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/msm.h"
+#include "testutil.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", n);
+        abort();
+    }
+    return p;
+}
+
+/* ---- scalars ------------------------------------------------------------- */
+
+enum { D_RANDOM, D_ZERO, D_ONE, D_SMALL, D_WITNESS, D_RM1, D_EDGE, D_COUNT };
+static const char *dist_name[D_COUNT] = {"random", "zero", "one", "small", "witness", "r-1", "edge"};
+
+static void fr_r_minus(cuzk_fr *r, uint64_t v)
+{
+    cuzk_fr t;
+    cuzk_fr_from_u64(&t, v);
+    cuzk_fr_neg(r, &t);
+}
+
+static void rand_scalar(cuzk_fr *k, int dist)
+{
+    switch (dist) {
+    case D_ZERO: *k = CUZK_FR_ZERO; break;
+    case D_ONE: *k = CUZK_FR_ONE; break;
+    case D_SMALL: cuzk_fr_from_u64(k, test_rand64() & 0xffff); break;
+    case D_RM1: fr_r_minus(k, 1); break;
+    case D_WITNESS: {
+        uint64_t u = test_rand64() % 20;
+        if (u < 9)
+            *k = CUZK_FR_ZERO;
+        else if (u < 18)
+            *k = CUZK_FR_ONE;
+        else
+            test_rand_fr(k);
+        break;
+    }
+    case D_EDGE: {
+        uint64_t u = test_rand64() % 8;
+        if (u == 0)
+            *k = CUZK_FR_ZERO;
+        else if (u == 1)
+            *k = CUZK_FR_ONE;
+        else if (u == 2)
+            fr_r_minus(k, 1 + (test_rand64() & 3));
+        else if (u == 3) {
+            /* (r - 1) / 2 and neighbours: the signed-digit carry boundary near the top */
+            cuzk_fr two, half;
+            cuzk_fr_from_u64(&two, 2);
+            cuzk_fr_inv(&half, &two);
+            fr_r_minus(k, 1);
+            cuzk_fr_mul(k, k, &half);
+        } else if (u == 4) {
+            uint64_t x[4] = {test_rand64(), 0, 0, 0};
+            cuzk_fr_from_canonical(k, x);
+        } else
+            test_rand_fr(k);
+        break;
+    }
+    default: test_rand_fr(k); break;
+    }
+}
+
+/* ---- digit recoding ------------------------------------------------------ */
+
+/* Rebuilds sum d_j 2^(cj) from the top digit down in 320-bit two's complement
+ * (digits may be negative, partial sums never leave (-2^300, 2^300)). */
+static void rebuild(uint64_t out[5], const int32_t *d, size_t nd, unsigned c)
+{
+    uint64_t acc[5] = {0};
+    for (size_t j = nd; j-- > 0;) {
+        for (unsigned s = 0; s < c; s++) { /* acc <<= 1, one bit at a time (c <= 16) */
+            for (int i = 4; i > 0; i--)
+                acc[i] = (acc[i] << 1) | (acc[i - 1] >> 63);
+            acc[0] <<= 1;
+        }
+        uint64_t add[5], fill = d[j] < 0 ? ~(uint64_t)0 : 0;
+        add[0] = (uint64_t)(int64_t)d[j];
+        for (int i = 1; i < 5; i++)
+            add[i] = fill;
+        unsigned __int128 carry = 0;
+        for (int i = 0; i < 5; i++) {
+            carry += (unsigned __int128)acc[i] + add[i];
+            acc[i] = (uint64_t)carry;
+            carry >>= 64;
+        }
+    }
+    memcpy(out, acc, sizeof acc);
+}
+
+static void check_recode_one(const uint64_t k[4], const char *what)
+{
+    for (unsigned c = 1; c <= CUZK_MSM_MAX_WINDOW; c++) {
+        int32_t d[256];
+        size_t nd = cuzk_msm_recode(d, k, c);
+        CHECK(nd == cuzk_msm_ndigits(c) && nd * c >= 256, "recode %s c=%u: %zu digits", what, c, nd);
+        int32_t half = 1 << (c - 1);
+        bool in_range = true;
+        for (size_t j = 0; j < nd; j++)
+            in_range &= d[j] >= -half && d[j] <= half;
+        CHECK(in_range, "recode %s c=%u: digit out of [-2^(c-1), 2^(c-1)]", what, c);
+        uint64_t back[5];
+        rebuild(back, d, nd, c);
+        CHECK(memcmp(back, k, 32) == 0 && back[4] == 0, "recode %s c=%u: digits do not rebuild the scalar",
+              what, c);
+    }
+}
+
+static void test_recode(void)
+{
+    uint64_t k[4];
+    static const uint64_t fixed[][4] = {
+        {0, 0, 0, 0},
+        {1, 0, 0, 0},
+        {~0ull, ~0ull, ~0ull, ~0ull >> 1}, /* 2^255 - 1 */
+        {0, 0, 0, 1ull << 62},
+        {0x7fff7fff7fff7fffull, 0x7fff7fff7fff7fffull, 0x7fff7fff7fff7fffull, 0x7fff7fff7fff7fffull},
+        {0x5555555555555555ull, 0x5555555555555555ull, 0x5555555555555555ull, 0x5555555555555555ull},
+        {0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0x2aaaaaaaaaaaaaaaull},
+        {0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
+         0x73eda753299d7d48ull}, /* r-1 */
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        check_recode_one(fixed[i], "fixed");
+    /* Windows of 0111..1 pass carries along: every c, every position. */
+    for (unsigned c = 1; c <= CUZK_MSM_MAX_WINDOW; c++) {
+        memset(k, 0, sizeof k);
+        for (unsigned pos = 0; pos + c <= 255; pos += c)
+            for (unsigned b = 0; b + 1 < c; b++)
+                k[(pos + b) / 64] |= 1ull << ((pos + b) % 64);
+        k[0] |= 1ull << (c - 1);
+        k[3] &= ~0ull >> 1;
+        check_recode_one(k, "carry chain");
+    }
+    for (int i = 0; i < 300; i++) {
+        cuzk_fr f;
+        test_rand_fr(&f);
+        cuzk_fr_to_canonical(k, &f);
+        if (i % 3 == 1) /* sparse bits: long runs of zero windows */
+            for (int l = 0; l < 4; l++)
+                k[l] &= test_rand64() & test_rand64() & test_rand64();
+        if (i % 3 == 2) /* dense bits: long runs of all-one windows */
+            for (int l = 0; l < 4; l++)
+                k[l] |= test_rand64() | test_rand64() | test_rand64();
+        k[3] &= ~0ull >> 1;
+        check_recode_one(k, "random");
+    }
+    int32_t d[256];
+    uint64_t big[4] = {0, 0, 0, 1ull << 63};
+    CHECK(cuzk_msm_recode(d, big, 8) == 0, "recode accepted k >= 2^255");
+    CHECK(cuzk_msm_recode(d, fixed[1], 0) == 0 && cuzk_msm_recode(d, fixed[1], 17) == 0,
+          "recode accepted a bad window");
+}
+
+static void test_window_rule(void)
+{
+    unsigned prev = 0;
+    for (int lg = 0; lg <= 27; lg++) {
+        size_t n = (size_t)1 << lg;
+        unsigned c = cuzk_g1_msm_window(n, 1);
+        CHECK(c >= 1 && c <= CUZK_MSM_MAX_WINDOW, "window %u for 2^%d", c, lg);
+        CHECK(lg < 4 || c >= prev, "window shrinks from %u to %u at 2^%d (1 thread)", prev, c, lg);
+        prev = c;
+        for (int t = 2; t <= 256; t *= 2) {
+            unsigned c1 = cuzk_g1_msm_window(n, t), c2 = cuzk_g2_msm_window(n, t);
+            CHECK(c1 >= 1 && c1 <= CUZK_MSM_MAX_WINDOW && c2 >= 1 && c2 <= CUZK_MSM_MAX_WINDOW,
+                  "window %u / %u for 2^%d, %d threads", c1, c2, lg, t);
+            CHECK((size_t)t * ((size_t)1 << (c1 - 1)) * sizeof(cuzk_g1_xyzz) <= (size_t)512 << 20 &&
+                      (size_t)t * ((size_t)1 << (c2 - 1)) * sizeof(cuzk_g2_xyzz) <= (size_t)512 << 20,
+                  "buckets over 512 MiB for 2^%d, %d threads", lg, t);
+        }
+    }
+    CHECK(cuzk_g1_msm_window(0, 1) >= 1, "window for n = 0");
+}
+
+/* Comma-separated unsigned list from the environment (def if unset). */
+static int env_list(const char *name, const char *def, unsigned *out, int max)
+{
+    const char *p = getenv(name);
+    if (!p || !*p)
+        p = def;
+    int n = 0;
+    while (*p && n < max) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        out[n++] = (unsigned)v;
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+/* Best wall-clock and best process CPU time of reps runs of stmt. */
+typedef struct {
+    double wall, cpu;
+} bench_time;
+
+#define BENCH_TIME(bt, reps, stmt)                                                                           \
+    do {                                                                                                     \
+        (bt).wall = (bt).cpu = 1e30;                                                                         \
+        for (int r_ = 0; r_ < (reps); r_++) {                                                                \
+            double w0_ = now_s();                                                                            \
+            clock_t c0_ = clock();                                                                           \
+            stmt;                                                                                            \
+            double w_ = now_s() - w0_, c_ = (double)(clock() - c0_) / CLOCKS_PER_SEC;                        \
+            (bt).wall = w_ < (bt).wall ? w_ : (bt).wall;                                                     \
+            (bt).cpu = c_ < (bt).cpu ? c_ : (bt).cpu;                                                        \
+        }                                                                                                    \
+    } while (0)
+
+/* ---- the group-generic tests --------------------------------------------- */
+
+#define TEST_MSM_GENERIC
+#define TG g1
+#define TF fp
+#define TGEN CUZK_G1_GENERATOR
+#include __FILE__
+#undef TG
+#undef TF
+#undef TGEN
+#define TG g2
+#define TF fp2
+#define TGEN CUZK_G2_GENERATOR
+#include __FILE__
+#undef TG
+#undef TF
+#undef TGEN
+
+int main(void)
+{
+    test_rng_init("test_msm");
+    const char *b = getenv("CUZK_MSM_BENCH");
+    if (b && *b) {
+        const char *g = getenv("CUZK_MSM_BENCH_GROUP");
+        if (g && strcmp(g, "g2") == 0)
+            g2_bench(atoi(b));
+        else
+            g1_bench(atoi(b));
+        return test_finish("test_msm bench");
+    }
+    double t0 = now_s();
+    test_recode();
+    test_window_rule();
+    printf("  recoding: %.1f s\n", now_s() - t0);
+    g1_run_all();
+    g2_run_all();
+    return test_finish("test_msm");
+}
+
+#else /* TEST_MSM_GENERIC: one group, TG = g1 or g2 over TF = fp or fp2 */
+
+#define PT CAT(cuzk_, TG)
+#define AFF CAT(PT, _affine)
+#define FE CAT(cuzk_, TF)
+#define GOP(name) CAT(CAT(PT, _), name)
+#define FOP(name) CAT(CAT(FE, _), name)
+#define T(name) CAT(CAT(TG, _), name)
+#define IS_G2 (sizeof(FE) == sizeof(cuzk_fp2))
+#define GEN TGEN
+
+/* A random point [a]G with its discrete log a. */
+static void T(rand_point)(AFF *p, cuzk_fr *a)
+{
+    PT j;
+    test_rand_fr(a);
+    GOP(from_affine)(&j, &GEN);
+    GOP(mul_fr)(&j, &j, a);
+    GOP(to_affine)(p, &j);
+}
+
+/* n points P_i = [a + i s]G (one addition each, one batch conversion). */
+static void T(progression)(AFF *out, cuzk_fr *dl, size_t n)
+{
+    if (n == 0)
+        return;
+    AFF step;
+    cuzk_fr s;
+    T(rand_point)(&out[0], &dl[0]);
+    T(rand_point)(&step, &s);
+    PT *jac = xmalloc(n * sizeof *jac);
+    FE *scratch = xmalloc(n * sizeof *scratch);
+    GOP(from_affine)(&jac[0], &out[0]);
+    for (size_t i = 1; i < n; i++) {
+        GOP(add_affine)(&jac[i], &jac[i - 1], &step);
+        cuzk_fr_add(&dl[i], &dl[i - 1], &s);
+    }
+    GOP(batch_to_affine)(out, jac, n, scratch);
+    free(jac);
+    free(scratch);
+}
+
+/* [sum k_i dl_i]G. */
+static void T(dl_oracle)(PT *out, const cuzk_fr *dl, const cuzk_fr *k, size_t n)
+{
+    cuzk_fr acc = CUZK_FR_ZERO, t;
+    for (size_t i = 0; i < n; i++) {
+        cuzk_fr_mul(&t, &dl[i], &k[i]);
+        cuzk_fr_add(&acc, &acc, &t);
+    }
+    GOP(from_affine)(out, &GEN);
+    GOP(mul_fr)(out, out, &acc);
+}
+
+/* sum [k_i]P_i by scalar multiplications and Jacobian additions. */
+static void T(naive_msm)(PT *out, const AFF *p, const cuzk_fr *k, size_t n)
+{
+    GOP(set_identity)(out);
+    for (size_t i = 0; i < n; i++) {
+        PT t;
+        GOP(from_affine)(&t, &p[i]);
+        GOP(mul_fr)(&t, &t, &k[i]);
+        GOP(add)(out, out, &t);
+    }
+}
+
+/* Independent random bases; for n >= 4 some are replaced by the identity,
+ * duplicates or negations of others when `special` is set. */
+static void T(rand_bases)(AFF *p, size_t n, bool special)
+{
+    cuzk_fr a;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = special && i >= 2 ? test_rand64() % 8 : 7;
+        if (u == 0)
+            memset(&p[i], 0, sizeof p[i]);
+        else if (u == 1)
+            p[i] = p[test_rand64() % i];
+        else if (u == 2)
+            GOP(affine_neg)(&p[i], &p[test_rand64() % i]);
+        else
+            T(rand_point)(&p[i], &a);
+    }
+}
+
+/* Runs the Fr and the canonical-limb entry points and compares with want. */
+static void T(check_msm)(const AFF *p, const cuzk_fr *k, size_t n, cuzk_pool *pool, const PT *want,
+                         const char *what)
+{
+    PT got;
+    int rc = GOP(msm)(&got, p, k, n, pool);
+    CHECK(rc == CUZK_OK && GOP(eq)(&got, want), "%s msm %s n=%zu pool=%d: rc %d, wrong sum", STR(TG), what, n,
+          cuzk_pool_size(pool), rc);
+    uint64_t(*kc)[4] = xmalloc((n ? n : 1) * sizeof *kc);
+    for (size_t i = 0; i < n; i++)
+        cuzk_fr_to_canonical(kc[i], &k[i]);
+    rc = GOP(msm_u64)(&got, p, (const uint64_t(*)[4])kc, n, pool);
+    CHECK(rc == CUZK_OK && GOP(eq)(&got, want), "%s msm_u64 %s n=%zu pool=%d: rc %d, wrong sum", STR(TG),
+          what, n, cuzk_pool_size(pool), rc);
+    free(kc);
+}
+
+/* Sizes 0..nmax, then a few random larger sizes, scalars of every shape. */
+static void T(test_sizes)(size_t nmax, size_t nrand, size_t randmax)
+{
+    size_t cap = nmax > randmax ? nmax : randmax;
+    AFF *p = xmalloc(cap * sizeof *p);
+    cuzk_fr *k = xmalloc(cap * sizeof *k);
+    PT want;
+    for (size_t n = 0; n <= nmax + nrand; n++) {
+        size_t m = n <= nmax ? n : nmax + 1 + (size_t)(test_rand64() % (randmax - nmax));
+        int dist = (int)(n % D_COUNT);
+        T(rand_bases)(p, m, n % 3 == 0);
+        for (size_t i = 0; i < m; i++)
+            rand_scalar(&k[i], dist);
+        T(naive_msm)(&want, p, k, m);
+        T(check_msm)(p, k, m, NULL, &want, dist_name[dist]);
+    }
+    free(p);
+    free(k);
+}
+
+/* All-equal bases, identity bases, P and -P with equal and unequal scalars. */
+static void T(test_special)(void)
+{
+    enum { N = 40 };
+    AFF p[N], q;
+    cuzk_fr k[N], a;
+    PT want, got;
+    T(rand_point)(&q, &a);
+    for (int i = 0; i < N; i++) {
+        p[i] = q;
+        rand_scalar(&k[i], D_EDGE);
+    }
+    T(naive_msm)(&want, p, k, N);
+    T(check_msm)(p, k, N, NULL, &want, "duplicates");
+
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < N; i++)
+        test_rand_fr(&k[i]);
+    GOP(set_identity)(&want);
+    T(check_msm)(p, k, N, NULL, &want, "identity bases");
+
+    for (int i = 0; i < N; i += 2) {
+        T(rand_point)(&p[i], &a);
+        GOP(affine_neg)(&p[i + 1], &p[i]);
+        test_rand_fr(&k[i]);
+        k[i + 1] = k[i];
+    }
+    T(check_msm)(p, k, N, NULL, &want, "P and -P cancel");
+    for (int i = 1; i < N; i += 4)
+        test_rand_fr(&k[i]);
+    T(naive_msm)(&want, p, k, N);
+    T(check_msm)(p, k, N, NULL, &want, "P and -P");
+
+    for (int i = 0; i < N; i++)
+        fr_r_minus(&k[i], 1);
+    T(naive_msm)(&want, p, k, N);
+    T(check_msm)(p, k, N, NULL, &want, "all r-1");
+
+    /* Canonical scalars of any 256-bit value, reduced mod r by the entry point. */
+    uint64_t kc[N][4];
+    for (int i = 0; i < N; i++) {
+        for (int l = 0; l < 4; l++)
+            kc[i][l] = test_rand64();
+        if (i % 4 == 0)
+            kc[i][3] |= 1ull << 63;
+        if (i % 4 == 1)
+            kc[i][0] = kc[i][1] = kc[i][2] = kc[i][3] = ~0ull;
+    }
+    T(rand_bases)(p, N, true);
+    GOP(set_identity)(&want);
+    for (int i = 0; i < N; i++) {
+        PT t;
+        GOP(from_affine)(&t, &p[i]);
+        GOP(mul)(&t, &t, kc[i], 4);
+        GOP(add)(&want, &want, &t);
+    }
+    int rc = GOP(msm_u64)(&got, p, (const uint64_t(*)[4])kc, N, NULL);
+    CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s msm_u64 with 256-bit scalars", STR(TG));
+
+    CHECK(GOP(msm)(NULL, p, k, N, NULL) == CUZK_EINVAL, "%s msm NULL out", STR(TG));
+    CHECK(GOP(msm)(&got, NULL, k, N, NULL) == CUZK_EINVAL, "%s msm NULL bases", STR(TG));
+    CHECK(GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, N, CUZK_MSM_MAX_WINDOW + 1, 0, NULL) ==
+              CUZK_EINVAL,
+          "%s msm window too large", STR(TG));
+    rc = GOP(msm)(&got, NULL, NULL, 0, NULL);
+    CHECK(rc == CUZK_OK && GOP(is_identity)(&got), "%s msm n = 0", STR(TG));
+}
+
+/* Every window size on one input. */
+static void T(test_windows)(size_t n, unsigned cstep)
+{
+    AFF *p = xmalloc(n * sizeof *p);
+    cuzk_fr *k = xmalloc(n * sizeof *k);
+    uint64_t(*kc)[4] = xmalloc(n * sizeof *kc);
+    T(rand_bases)(p, n, true);
+    for (size_t i = 0; i < n; i++) {
+        rand_scalar(&k[i], i % 2 ? D_RANDOM : D_EDGE);
+        cuzk_fr_to_canonical(kc[i], &k[i]);
+    }
+    PT want, got;
+    T(naive_msm)(&want, p, k, n);
+    for (unsigned c = 1; c <= CUZK_MSM_MAX_WINDOW; c += cstep) {
+        int rc = GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, n, c, 0, NULL);
+        CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s msm window c=%u n=%zu", STR(TG), c, n);
+    }
+    free(p);
+    free(k);
+    free(kc);
+}
+
+/* Pools of 1, 2, 3 and 7 threads agree with the discrete-log oracle and with NULL. */
+static void T(test_threads)(const size_t *sizes, size_t nsizes, size_t split_max)
+{
+    static const int nthreads[] = {1, 2, 3, 7};
+    cuzk_pool *pools[4];
+    for (int t = 0; t < 4; t++) {
+        pools[t] = cuzk_pool_new(nthreads[t]);
+        CHECK(pools[t] != NULL, "pool of %d", nthreads[t]);
+    }
+    for (size_t s = 0; s < nsizes; s++) {
+        size_t n = sizes[s];
+        AFF *p = xmalloc(n * sizeof *p);
+        cuzk_fr *dl = xmalloc(n * sizeof *dl), *k = xmalloc(n * sizeof *k);
+        T(progression)(p, dl, n);
+        int dist = s % 2 ? D_WITNESS : D_RANDOM;
+        for (size_t i = 0; i < n; i++)
+            rand_scalar(&k[i], dist);
+        PT want, st;
+        T(dl_oracle)(&want, dl, k, n);
+        T(check_msm)(p, k, n, NULL, &want, dist_name[dist]);
+        int rc = GOP(msm)(&st, p, k, n, NULL);
+        uint64_t(*kc)[4] = xmalloc(n * sizeof *kc);
+        for (size_t i = 0; i < n; i++)
+            cuzk_fr_to_canonical(kc[i], &k[i]);
+        for (int t = 0; t < 4; t++) {
+            if (!pools[t])
+                continue;
+            PT mt;
+            int rct = GOP(msm)(&mt, p, k, n, pools[t]);
+            CHECK(rc == CUZK_OK && rct == CUZK_OK && GOP(eq)(&mt, &st) && GOP(eq)(&mt, &want),
+                  "%s msm n=%zu: %d threads differ from 1", STR(TG), n, nthreads[t]);
+            /* Point ranges split across windows, as on hosts with many threads. */
+            static const size_t splits[] = {2, 3, 7, 64};
+            for (int sp = 0; sp < 4 && n <= split_max; sp++) {
+                rct = GOP(msm_tuned)(&mt, p, (const uint64_t(*)[4])kc, n, 0, splits[sp], pools[t]);
+                CHECK(rct == CUZK_OK && GOP(eq)(&mt, &want), "%s msm n=%zu, %zu ranges, %d threads", STR(TG),
+                      n, splits[sp], nthreads[t]);
+            }
+        }
+        free(kc);
+        free(p);
+        free(dl);
+        free(k);
+    }
+    for (int t = 0; t < 4; t++)
+        cuzk_pool_free(pools[t]);
+}
+
+static void T(test_vectors)(void)
+{
+    vec_file v;
+    if (!vec_open(&v, IS_G2 ? "g2.txt" : "g1.txt"))
+        return;
+    int count = 0;
+    size_t pt_bytes = IS_G2 ? 192 : 96;
+    while (vec_next(&v)) {
+        if (strcmp(v.tok[0], "msm") != 0)
+            continue;
+        size_t n = strtoul(v.tok[1], NULL, 16); /* counts are hex */
+        if (v.ntok != (int)(2 * n + 3)) {
+            CHECK(false, "%s:%d: msm line has %d tokens", v.path, v.lineno, v.ntok);
+            continue;
+        }
+        AFF *p = xmalloc((n + 1) * sizeof *p);
+        cuzk_fr *k = xmalloc((n ? n : 1) * sizeof *k);
+        bool ok = true;
+        for (size_t i = 0; i <= n && ok; i++) {
+            const char *h = v.tok[i < n ? 2 + i : 2 + 2 * n];
+            uint8_t b[192];
+            ok = hex_decode(b, pt_bytes, h);
+            if (!ok)
+                break;
+            if (b[0] & 0x40) { /* infinity flag: the identity */
+                memset(&p[i], 0, sizeof p[i]);
+                continue;
+            }
+            b[0] &= 0x1f;
+            /* zcash order: Fp2 coordinates as c1 then c0 */
+            FE *co[2] = {&p[i].x, &p[i].y};
+            for (int c = 0; c < 2 && ok; c++) {
+                cuzk_fp *limb = (cuzk_fp *)co[c];
+                const uint8_t *src = b + (size_t)c * pt_bytes / 2;
+                if (IS_G2)
+                    ok = cuzk_fp_from_be48(&limb[1], src) && cuzk_fp_from_be48(&limb[0], src + 48);
+                else
+                    ok = cuzk_fp_from_be48(&limb[0], src);
+            }
+            ok = ok && GOP(affine_on_curve)(&p[i]);
+        }
+        for (size_t i = 0; i < n && ok; i++)
+            ok = hex_fr(&k[i], v.tok[2 + n + i]);
+        CHECK(ok, "%s:%d: cannot decode msm line", v.path, v.lineno);
+        if (ok) {
+            PT want;
+            GOP(from_affine)(&want, &p[n]);
+            T(check_msm)(p, k, n, NULL, &want, "vector");
+            count++;
+        }
+        free(p);
+        free(k);
+    }
+    vec_close(&v);
+    CHECK(count > 0, "no msm lines in the %s vectors", STR(TG));
+}
+
+/* ---- bitmap sums ----------------------------------------------------------- */
+
+static void T(naive_sum)(PT *out, const AFF *p, const uint64_t *bitmap, size_t n)
+{
+    GOP(set_identity)(out);
+    for (size_t i = 0; i < n; i++)
+        if (!bitmap || ((bitmap[i / 64] >> (i % 64)) & 1))
+            GOP(add_affine)(out, out, &p[i]);
+}
+
+static void T(check_sum)(const AFF *p, const uint64_t *bitmap, size_t n, cuzk_pool *pool, const char *what)
+{
+    PT want, got, got2;
+    T(naive_sum)(&want, p, bitmap, n);
+    int rc = GOP(sum)(&got, p, bitmap, n, pool);
+    int rc2 = GOP(sum_xyzz)(&got2, p, bitmap, n, pool);
+    CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s sum %s n=%zu pool=%d: rc %d, wrong sum", STR(TG), what,
+          n, cuzk_pool_size(pool), rc);
+    CHECK(rc2 == CUZK_OK && GOP(eq)(&got2, &want), "%s sum_xyzz %s n=%zu pool=%d: rc %d, wrong sum", STR(TG),
+          what, n, cuzk_pool_size(pool), rc2);
+}
+
+static uint64_t *T(rand_bitmap)(size_t n, unsigned density_percent)
+{
+    size_t words = (n + 63) / 64;
+    uint64_t *bm = xmalloc((words ? words : 1) * sizeof *bm);
+    for (size_t w = 0; w < words; w++) {
+        bm[w] = 0;
+        for (int b = 0; b < 64; b++)
+            if (test_rand64() % 100 < density_percent)
+                bm[w] |= 1ull << b;
+    }
+    return bm;
+}
+
+static void T(test_sums)(size_t nlarge)
+{
+    /* The three two-point cases and the empty sum. */
+    AFF two[3], q, nq;
+    cuzk_fr a;
+    T(rand_point)(&q, &a);
+    GOP(affine_neg)(&nq, &q);
+    two[0] = q, two[1] = q;
+    T(check_sum)(two, NULL, 2, NULL, "[P, P]");
+    two[1] = nq;
+    T(check_sum)(two, NULL, 2, NULL, "[P, -P]");
+    memset(&two[0], 0, sizeof two[0]);
+    two[1] = q;
+    T(check_sum)(two, NULL, 2, NULL, "[O, P]");
+    T(check_sum)(two, NULL, 0, NULL, "empty");
+
+    /* Long lists drawn from {Q, -Q, 2Q, O}: the tree meets P + P, P + (-P) and
+     * identities in every round. */
+    size_t sizes[] = {1, 2, 3, 63, 64, 65, 257, 600, 2000};
+    AFF pool4[4];
+    pool4[0] = q, pool4[1] = nq;
+    PT dq;
+    GOP(from_affine)(&dq, &q);
+    GOP(dbl)(&dq, &dq);
+    GOP(to_affine)(&pool4[2], &dq);
+    memset(&pool4[3], 0, sizeof pool4[3]);
+    AFF *p = xmalloc(nlarge * sizeof *p);
+    cuzk_fr *dl = xmalloc(nlarge * sizeof *dl);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        for (size_t i = 0; i < n; i++)
+            p[i] = pool4[test_rand64() % 4];
+        T(check_sum)(p, NULL, n, NULL, "{Q,-Q,2Q,O}");
+        uint64_t *bm = T(rand_bitmap)(n, 50);
+        T(check_sum)(p, bm, n, NULL, "{Q,-Q,2Q,O} bitmap");
+        free(bm);
+        for (size_t i = 0; i < n; i++)
+            p[i] = q;
+        T(check_sum)(p, NULL, n, NULL, "all equal");
+        for (size_t i = 0; i < n; i++)
+            p[i] = i % 2 ? nq : q;
+        T(check_sum)(p, NULL, n, NULL, "alternating P, -P");
+    }
+
+    /* Distinct points, bitmaps of several densities, several pools. */
+    T(progression)(p, dl, nlarge);
+    for (size_t i = 0; i < nlarge; i += 97)
+        memset(&p[i], 0, sizeof p[i]);
+    static const int nthreads[] = {1, 2, 3, 7};
+    static const unsigned density[] = {0, 3, 50, 97, 100};
+    for (int t = 0; t < 4; t++) {
+        cuzk_pool *pool = cuzk_pool_new(nthreads[t]);
+        CHECK(pool != NULL, "pool of %d", nthreads[t]);
+        for (int d = 0; d < 5; d++) {
+            size_t n = d == 4 ? nlarge : 1 + (size_t)(test_rand64() % nlarge);
+            uint64_t *bm = T(rand_bitmap)(n, density[d]);
+            T(check_sum)(p, bm, n, pool, "distinct");
+            free(bm);
+        }
+        T(check_sum)(p, NULL, nlarge, pool, "distinct, no bitmap");
+        cuzk_pool_free(pool);
+    }
+    free(p);
+    free(dl);
+}
+
+/* Benchmark mode (see the top of the file); prints best-of-reps timings. */
+static void T(bench)(int lg)
+{
+    size_t n = (size_t)1 << lg;
+    unsigned threads[16], cs[16], reps1;
+    int nt = env_list("CUZK_MSM_BENCH_THREADS", "1,2", threads, 16);
+    int nc = env_list("CUZK_MSM_BENCH_C", "", cs, 16);
+    int reps = env_list("CUZK_MSM_BENCH_REPS", "2", &reps1, 1) ? (int)reps1 : 2;
+    AFF *p = xmalloc(n * sizeof *p);
+    cuzk_fr *dl = xmalloc(n * sizeof *dl), *k = xmalloc(n * sizeof *k);
+    uint64_t(*kc)[4] = xmalloc(n * sizeof *kc);
+    double t0 = now_s();
+    T(progression)(p, dl, n);
+    for (size_t i = 0; i < n; i++) {
+        test_rand_fr(&k[i]);
+        cuzk_fr_to_canonical(kc[i], &k[i]);
+    }
+    PT want, got, s1, s2;
+    T(dl_oracle)(&want, dl, k, n);
+    printf("%s MSM benchmark, n = 2^%d (inputs %.1f s); best of %d, wall and process CPU time\n", STR(TG), lg,
+           now_s() - t0, reps);
+    for (int ti = 0; ti < nt; ti++) {
+        cuzk_pool *pool = threads[ti] > 1 ? cuzk_pool_new((int)threads[ti]) : NULL;
+        bench_time bt;
+        int rc = 0;
+        BENCH_TIME(bt, reps, rc |= GOP(msm)(&got, p, k, n, pool));
+        CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "bench msm result");
+        printf("  %s_msm  2^%d  threads %3u  c %2u auto  wall %9.1f ms  cpu %9.1f ms  %6.2f us/point\n",
+               STR(TG), lg, threads[ti], GOP(msm_window)(n, (int)threads[ti]), bt.wall * 1e3, bt.cpu * 1e3,
+               bt.wall * 1e6 / (double)n);
+        for (int ci = 0; ci < nc && ti == 0; ci++) {
+            BENCH_TIME(bt, reps, rc |= GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, n, cs[ci], 0, pool));
+            CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "bench msm c=%u result", cs[ci]);
+            printf("  %s_msm  2^%d  threads %3u  c %2u       wall %9.1f ms  cpu %9.1f ms  %6.2f us/point\n",
+                   STR(TG), lg, threads[ti], cs[ci], bt.wall * 1e3, bt.cpu * 1e3, bt.wall * 1e6 / (double)n);
+        }
+        bench_time bs, bx;
+        BENCH_TIME(bs, reps, rc |= GOP(sum)(&s1, p, NULL, n, pool));
+        BENCH_TIME(bx, reps, rc |= GOP(sum_xyzz)(&s2, p, NULL, n, pool));
+        CHECK(rc == CUZK_OK && GOP(eq)(&s1, &s2), "bench sum results");
+        printf("  %s_sum  2^%d  threads %3u  batch-affine  wall %7.1f ms  cpu %7.1f ms  %5.0f ns/point\n",
+               STR(TG), lg, threads[ti], bs.wall * 1e3, bs.cpu * 1e3, bs.cpu * 1e9 / (double)n);
+        printf("  %s_sum  2^%d  threads %3u  XYZZ          wall %7.1f ms  cpu %7.1f ms  %5.0f ns/point\n",
+               STR(TG), lg, threads[ti], bx.wall * 1e3, bx.cpu * 1e3, bx.cpu * 1e9 / (double)n);
+        cuzk_pool_free(pool);
+    }
+    free(p);
+    free(dl);
+    free(k);
+    free(kc);
+}
+
+static void T(run_all)(void)
+{
+    double t0 = now_s();
+    bool g2 = IS_G2;
+    T(test_sizes)(g2 ? 24 : 70, g2 ? 2 : 4, g2 ? 300 : 2000);
+    T(test_special)();
+    printf("  %s sizes and special inputs: %.1f s\n", STR(TG), now_s() - t0);
+    t0 = now_s();
+    T(test_windows)(g2 ? 60 : 200, g2 ? 3 : 1);
+    printf("  %s forced windows: %.1f s\n", STR(TG), now_s() - t0);
+    t0 = now_s();
+    static const size_t g1_sizes[] = {1, 100, 3000, 20000}, g2_sizes[] = {1, 50, 1500};
+    if (g2)
+        T(test_threads)(g2_sizes, 3, 50);
+    else
+        T(test_threads)(g1_sizes, 4, 3000);
+    printf("  %s threads: %.1f s\n", STR(TG), now_s() - t0);
+    t0 = now_s();
+    T(test_vectors)();
+    T(test_sums)(g2 ? 5000 : 40000);
+    printf("  %s vectors and sums: %.1f s\n", STR(TG), now_s() - t0);
+}
+
+#undef PT
+#undef AFF
+#undef FE
+#undef GOP
+#undef FOP
+#undef T
+#undef IS_G2
+#undef GEN
+
+#endif
