@@ -7,8 +7,12 @@
  * (fp_asm.h, switch CUZK_ASM) replaces the portable loop.
  *
  * Square roots use p = 3 (mod 4): sqrt(a) = a^((p+1)/4), checked by squaring.
- * Inversion is Fermat's a^(p-2) unless a faster routine is plugged in below;
- * hot paths that invert many elements use cuzk_fp_batch_inv().
+ * Inversion runs the variable-time binary GCD of mont.h (Bernstein–Yang
+ * divsteps) on the Montgomery value aR as a plain integer, which yields
+ * (aR)^-1; one Montgomery multiplication by R^3 turns that into a^-1 R.
+ * Fermat's a^(p-2) stays as cuzk_fp_inv_fermat(), the reference the tests
+ * compare against. Hot paths that invert many elements use
+ * cuzk_fp_batch_inv().
  */
 #include "cuzk/field.h"
 
@@ -24,17 +28,41 @@ const uint64_t CUZK_P[6] = {0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6
 static const uint64_t P_INV = 0x89f3fffcfffcfffd; /* -p^-1 mod 2^64 */
 static const uint64_t R2[6] = {0xf4df1f341c341746, 0x0a76e6a609d104f1, 0x8de5476c4c95b6d5,
                                0x67eb88a9939d83c0, 0x9a793e85b519952d, 0x11988fe592cae3aa};
+static const uint64_t R3[6] = {0xed48ac6bd94ca1e0, 0x315f831e03a7adf8, 0x9a53352a615e29dd,
+                               0x34c04e5e921e1761, 0x2512d43565724728, 0x0aa6346091755d4d};
 const cuzk_fp CUZK_FP_ZERO = {{0}};
 const cuzk_fp CUZK_FP_ONE = {{0x760900000002fffd, 0xebf4000bc40c0002, 0x5f48985753c758ba,
                               0x77ce585370525745, 0x5c071a97a256ec6d, 0x15f65ec3fa80e493}};
 
-static inline void fp_mul_raw(uint64_t *r, const uint64_t *a, const uint64_t *b)
+/* Portable products, out of line so that the assembly path's frame stays small. */
+void cuzk_fp_mul_portable(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    mont_mul(r, a, b, CUZK_P, P_INV, N);
+}
+
+void cuzk_fp_sqr_portable(uint64_t r[6], const uint64_t a[6]) { mont_mul(r, a, a, CUZK_P, P_INV, N); }
+
+static inline __attribute__((always_inline)) void fp_mul_raw(uint64_t *r, const uint64_t *a,
+                                                             const uint64_t *b)
 {
 #if CUZK_FP_HAVE_ASM
-    cuzk_fp_mul_asm(r, a, b);
-#else
-    mont_mul(r, a, b, CUZK_P, P_INV, N);
+    if (arith_use_adx()) {
+        fp_mul_asm(r, a, b);
+        return;
+    }
 #endif
+    cuzk_fp_mul_portable(r, a, b);
+}
+
+static inline __attribute__((always_inline)) void fp_sqr_raw(uint64_t *r, const uint64_t *a)
+{
+#if CUZK_FP_HAVE_ASM
+    if (arith_use_adx()) {
+        fp_sqr_asm(r, a);
+        return;
+    }
+#endif
+    cuzk_fp_sqr_portable(r, a);
 }
 
 void cuzk_fp_add(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { mont_add(r->l, a->l, b->l, CUZK_P, N); }
@@ -42,7 +70,7 @@ void cuzk_fp_sub(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { mont_sub(r->l
 void cuzk_fp_neg(cuzk_fp *r, const cuzk_fp *a) { mont_neg(r->l, a->l, CUZK_P, N); }
 void cuzk_fp_dbl(cuzk_fp *r, const cuzk_fp *a) { mont_add(r->l, a->l, a->l, CUZK_P, N); }
 void cuzk_fp_mul(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { fp_mul_raw(r->l, a->l, b->l); }
-void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a) { fp_mul_raw(r->l, a->l, a->l); }
+void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a) { fp_sqr_raw(r->l, a->l); }
 
 void cuzk_fp_mul_small(cuzk_fp *r, const cuzk_fp *a, uint32_t c)
 {
@@ -62,6 +90,20 @@ bool cuzk_fp_is_one(const cuzk_fp *a) { return memcmp(a, &CUZK_FP_ONE, sizeof *a
 bool cuzk_fp_eq(const cuzk_fp *a, const cuzk_fp *b) { return memcmp(a, b, sizeof *a) == 0; }
 
 bool cuzk_fp_inv(cuzk_fp *r, const cuzk_fp *a)
+{
+    if (cuzk_fp_is_zero(a)) {
+        *r = CUZK_FP_ZERO;
+        return false;
+    }
+    /* t = (aR)^-1: 7 limbs of 62 bits hold ±2p; under 900 divsteps (15 rounds) always suffice */
+    uint64_t t[N];
+    if (!mont_inv(t, a->l, CUZK_P, N, 7, 20, arith_divsteps62()))
+        return cuzk_fp_inv_fermat(r, a);
+    fp_mul_raw(r->l, t, R3);
+    return true;
+}
+
+bool cuzk_fp_inv_fermat(cuzk_fp *r, const cuzk_fp *a)
 {
     if (cuzk_fp_is_zero(a)) {
         *r = CUZK_FP_ZERO;

@@ -5,12 +5,18 @@
  * layout of blst_fr and of the GPU's fr_t. r - 1 = 2^32 * t with t odd, and 7
  * generates Fr*, so 7^t is a primitive 2^32-th root of unity: it drives
  * Tonelli–Shanks here and every NTT domain (ntt.c).
+ *
+ * Multiplication takes the MULX/ADX path of fp_asm.h when it is active;
+ * inversion is the variable-time divstep GCD of mont.h followed by one
+ * multiplication by R^3, as in fp.c, with Fermat's a^(r-2) kept as
+ * cuzk_fr_inv_fermat() for the tests.
  */
 #include "cuzk/field.h"
 
 #include <string.h>
 
 #include "mont.h"
+#include "fp_asm.h"
 
 #define N 4
 
@@ -19,6 +25,8 @@ const uint64_t CUZK_R[4] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809
 static const uint64_t R_INV = 0xfffffffeffffffff;
 static const uint64_t R2[4] = {0xc999e990f3f29c6d, 0x2b6cedcb87925c23, 0x05d314967254398f,
                                0x0748d9d99f59ff11};
+static const uint64_t R3[4] = {0xc62c1807439b73af, 0x1b3e0d188cf06990, 0x73d13c71c7b5f418,
+                               0x6e2a5bb9c8db33e9};
 const cuzk_fr CUZK_FR_ZERO = {{0}};
 const cuzk_fr CUZK_FR_ONE = {{0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fefecbc4ff5,
                               0x1824b159acc5056f}};
@@ -28,8 +36,26 @@ void cuzk_fr_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { mont_add(r->l
 void cuzk_fr_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { mont_sub(r->l, a->l, b->l, CUZK_R, N); }
 void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a) { mont_neg(r->l, a->l, CUZK_R, N); }
 void cuzk_fr_dbl(cuzk_fr *r, const cuzk_fr *a) { mont_add(r->l, a->l, a->l, CUZK_R, N); }
-void cuzk_fr_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { mont_mul(r->l, a->l, b->l, CUZK_R, R_INV, N); }
-void cuzk_fr_sqr(cuzk_fr *r, const cuzk_fr *a) { mont_mul(r->l, a->l, a->l, CUZK_R, R_INV, N); }
+/* The portable product, out of line so that the assembly path's frame stays small. */
+void cuzk_fr_mul_portable(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    mont_mul(r, a, b, CUZK_R, R_INV, N);
+}
+
+static inline __attribute__((always_inline)) void fr_mul_raw(uint64_t *r, const uint64_t *a,
+                                                             const uint64_t *b)
+{
+#if CUZK_FP_HAVE_ASM
+    if (arith_use_adx()) {
+        fr_mul_asm(r, a, b);
+        return;
+    }
+#endif
+    cuzk_fr_mul_portable(r, a, b);
+}
+
+void cuzk_fr_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { fr_mul_raw(r->l, a->l, b->l); }
+void cuzk_fr_sqr(cuzk_fr *r, const cuzk_fr *a) { fr_mul_raw(r->l, a->l, a->l); }
 
 MONT_DEFINE_POW(cuzk_fr_pow, cuzk_fr, cuzk_fr_mul, CUZK_FR_ONE)
 
@@ -38,6 +64,20 @@ bool cuzk_fr_is_one(const cuzk_fr *a) { return memcmp(a, &CUZK_FR_ONE, sizeof *a
 bool cuzk_fr_eq(const cuzk_fr *a, const cuzk_fr *b) { return memcmp(a, b, sizeof *a) == 0; }
 
 bool cuzk_fr_inv(cuzk_fr *r, const cuzk_fr *a)
+{
+    if (cuzk_fr_is_zero(a)) {
+        *r = CUZK_FR_ZERO;
+        return false;
+    }
+    /* t = (aR)^-1: 5 limbs of 62 bits hold ±2r; under 600 divsteps (10 rounds) always suffice */
+    uint64_t t[N];
+    if (!mont_inv(t, a->l, CUZK_R, N, 5, 14, arith_divsteps62()))
+        return cuzk_fr_inv_fermat(r, a);
+    fr_mul_raw(r->l, t, R3);
+    return true;
+}
+
+bool cuzk_fr_inv_fermat(cuzk_fr *r, const cuzk_fr *a)
 {
     if (cuzk_fr_is_zero(a)) {
         *r = CUZK_FR_ZERO;
