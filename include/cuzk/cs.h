@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/common.h"
 #include "cuzk/field.h"
 #include "cuzk/pool.h"
+#include "cuzk/snarkjs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +39,40 @@ typedef struct {
     size_t n_constraints; /* circuit rows, before the prover's input rows */
     cuzk_csr a, b, c;
 } cuzk_cs;
+
+/* Shapes of cuzk_cs_random's circuits and witnesses. */
+typedef enum {
+    CUZK_CS_RANDOM_UNIFORM = 0, /* witness values and coefficients uniform in Fr */
+    CUZK_CS_RANDOM_BITS = 1,    /* Groth16-like: aux values mostly 0 or 1, coefficients mostly +-1 */
+} cuzk_cs_shape;
+
+/* Copies a circom .r1cs into *out (zeroed first): n_inputs = 1 + n_pub_out + n_pub_in, n_aux the rest of
+ * the wires. Borrows r1cs; *out owns its arrays (free with cuzk_cs_free). */
+int cuzk_cs_from_snarkjs(cuzk_cs *out, const cuzk_snarkjs_r1cs *r1cs, char *err, size_t errlen);
+
+/* Frees the three matrices and zeroes cs; a zeroed struct is fine. */
+void cuzk_cs_free(cuzk_cs *cs);
+
+/* a[j] = <A_j, z>, b[j] = <B_j, z>, c[j] = <C_j, z> for the n_constraints circuit rows; z holds the
+ * n_inputs + n_aux values (Montgomery). Any of a, b, c may be NULL to skip that matrix. Rows are split
+ * over the pool; the result does not depend on the number of threads. */
+void cuzk_cs_eval(const cuzk_cs *cs, const cuzk_fr *z, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, cuzk_pool *pool);
+
+/* Index of the first circuit row with <A_j,z> <B_j,z> != <C_j,z>, or -1 when z satisfies every row. */
+int64_t cuzk_cs_check(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool *pool);
+
+/* bellperson's density bitmaps (bit i of word i/64, LSB first; ceil(n/64) words each, bits past n zero):
+ * a_aux bit j = aux j has a non-zero coefficient in some A row, b_input / b_aux the same for B. Terms of
+ * one variable in one row are added up first, so a variable whose coefficients cancel is not dense. Any
+ * pointer may be NULL to skip that bitmap. Returns CUZK_ENOMEM if a row's scratch cannot be allocated. */
+int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux);
+
+/* Builds a random satisfiable circuit with n_inputs >= 1 inputs (ONE included), n_aux aux variables and
+ * n_constraints rows into *cs (zeroed first; free with cuzk_cs_free) and its witness into z (caller
+ * owned, n_inputs + n_aux values, z[0] = 1). Same seed and arguments, same circuit. For tests and
+ * benchmarks. */
+int cuzk_cs_random(cuzk_cs *cs, cuzk_fr *z, size_t n_inputs, size_t n_aux, size_t n_constraints,
+                   uint64_t seed, cuzk_cs_shape shape);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,278 @@
+/*
+ * prove_bellperson.c — the Groth16 prover in bellperson's convention
+ * (prover-internals.md §1.2–1.7); the contract is in cuzk/prove.h.
+ *
+ * Steps, in the order memory allows freeing early:
+ *   1. Shape. n = n_constraints + n_inputs rows (the circuit, then one row
+ *      z_i · 0 = 0 per input, ONE first), m = 2^ceil(log2 n). The density
+ *      bitmaps come from the constraint system; every size of the key is
+ *      checked against them before any work (|h| = m - 1, |l| = n_aux,
+ *      |a| = n_inputs + popcount(a_aux), |b| = popcount(b_input) +
+ *      popcount(b_aux), |ic| = n_inputs), because a mismatch would silently
+ *      pair scalars with the wrong points.
+ *   2. Evaluations a, b, c on the m rows (cuzk_cs_eval, then a[n_c + i] =
+ *      z_i, zero padding). The witness check reads these same vectors, so it
+ *      costs one multiplication per row.
+ *   3. H. Each vector goes iNTT (natural → bit-reversed) then coset NTT
+ *      (bit-reversed → natural, shift 7), so no permutation pass is needed;
+ *      then a = (a·b − c)·(7^m − 1)^-1 and an inverse coset NTT gives the
+ *      quotient's coefficients, of which the first m − 1 are the H scalars.
+ *      The transforms are the same linear maps bellperson applies, so the
+ *      coefficients are identical.
+ *   4. MSMs: H over all m − 1 points, L over all aux, A over inputs ‖
+ *      density-selected aux, B (G1 and G2, one split plan) over selected
+ *      inputs ‖ selected aux; L, A and B use the split MSM unless disabled.
+ *   5. Assembly (§1.6): A = α + A_acc + rδ, B = β + B2_acc + sδ,
+ *      C = s·A_acc + r·B1_acc + rs·δ + s·α + r·β₁ + H + L, then affine.
+ *   6. Verification against pk->vk with the inputs z[1 .. n_inputs).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include "groth16/prove_common.h"
+
+static size_t popcount(const uint64_t *bits, size_t n)
+{
+    size_t c = 0;
+    for (size_t w = 0; w < (n + 63) / 64; w++)
+        c += (size_t)__builtin_popcountll(bits[w]);
+    return c;
+}
+
+static bool bit(const uint64_t *bits, size_t i)
+{
+    return (bits[i / 64] >> (i % 64)) & 1;
+}
+
+/* Checks every length of pk against the circuit's shape. */
+static int check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, size_t pop_a,
+                       size_t pop_bi, size_t pop_ba, char *err, size_t errlen)
+{
+    if (pk->n_h != m - 1)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "prove: the key has %zu h points, the circuit needs m - 1 = %zu (m = %zu for %zu "
+                         "constraints + %zu inputs)",
+                         pk->n_h, m - 1, m, cs->n_constraints, cs->n_inputs);
+    if (pk->n_l != cs->n_aux)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "prove: the key has %zu l points, the circuit has %zu aux variables", pk->n_l,
+                         cs->n_aux);
+    if (pk->n_a != cs->n_inputs + pop_a)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "prove: the key has %zu a points, the circuit needs %zu inputs + %zu aux in A = %zu",
+                         pk->n_a, cs->n_inputs, pop_a, cs->n_inputs + pop_a);
+    if (pk->n_b != pop_bi + pop_ba)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "prove: the key has %zu b points, the circuit needs %zu inputs + %zu aux in B = %zu",
+                         pk->n_b, pop_bi, pop_ba, pop_bi + pop_ba);
+    if (pk->vk.n_ic != cs->n_inputs)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key has %zu ic points, the circuit %zu inputs",
+                         pk->vk.n_ic, cs->n_inputs);
+    if ((pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
+        (pk->n_b && (!pk->b_g1 || !pk->b_g2)) || !pk->vk.ic)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key is missing a query vector");
+    if (cuzk_g1_affine_is_identity(&pk->vk.delta_g1) || cuzk_g2_affine_is_identity(&pk->vk.delta_g2))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key's delta is the identity");
+    return CUZK_OK;
+}
+
+typedef struct {
+    cuzk_fr *a, *b, *c;       /* m evaluations each, then the H vector in a */
+    cuzk_fr *sa, *sb;         /* compacted A and B scalars */
+    uint64_t *da, *dbi, *dba; /* density bitmaps */
+    prove_split_plan pl, pa, pb;
+} work;
+
+static void work_free(work *w)
+{
+    free(w->a);
+    free(w->b);
+    free(w->c);
+    free(w->sa);
+    free(w->sb);
+    free(w->da);
+    free(w->dbi);
+    free(w->dba);
+    prove_split_plan_free(&w->pl);
+    prove_split_plan_free(&w->pa);
+    prove_split_plan_free(&w->pb);
+}
+
+/* Steps 2-3: the H scalars into w->a (m - 1 used); frees b and c. */
+static int compute_h(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, unsigned lg, bool check,
+                     cuzk_pool *pool, char *err, size_t errlen)
+{
+    size_t nc = cs->n_constraints, ni = cs->n_inputs;
+    w->a = malloc(m * sizeof(cuzk_fr));
+    w->b = malloc(m * sizeof(cuzk_fr));
+    w->c = malloc(m * sizeof(cuzk_fr));
+    if (!w->a || !w->b || !w->c)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for 3 x %zu evaluations", m);
+    cuzk_cs_eval(cs, z, w->a, w->b, w->c, pool);
+    if (check) {
+        int64_t bad = prove_first_unsat(w->a, w->b, w->c, nc, pool);
+        if (bad >= 0)
+            return cuzk_fail(err, errlen, CUZK_EUNSAT,
+                             "prove: the witness does not satisfy constraint %lld (A·z · B·z != C·z)",
+                             (long long)bad);
+    }
+    memcpy(w->a + nc, z, ni * sizeof(cuzk_fr));
+    memset(w->a + nc + ni, 0, (m - nc - ni) * sizeof(cuzk_fr));
+    memset(w->b + nc, 0, (m - nc) * sizeof(cuzk_fr));
+    memset(w->c + nc, 0, (m - nc) * sizeof(cuzk_fr));
+
+    cuzk_ntt_domain d;
+    int rc = cuzk_ntt_domain_init(&d, lg, CUZK_NTT_BELLPERSON, err, errlen);
+    if (rc)
+        return rc;
+    if (!(rc = prove_to_coset(&d, w->a, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, w->b, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, w->c, pool, err, errlen))) {
+        prove_vec_quotient(w->a, w->b, w->c, &d.z_inv, m, pool);
+        rc = cuzk_ntt(&d, w->a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, pool, err, errlen);
+    }
+    cuzk_ntt_domain_release(&d);
+    free(w->b);
+    free(w->c);
+    w->b = w->c = NULL;
+    return rc;
+}
+
+/* The scalars of the A and B queries, compacted as the key's vectors are. */
+static int gather_scalars(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t n_a, size_t n_b, char *err,
+                          size_t errlen)
+{
+    size_t ni = cs->n_inputs;
+    w->sa = malloc((n_a ? n_a : 1) * sizeof(cuzk_fr));
+    w->sb = malloc((n_b ? n_b : 1) * sizeof(cuzk_fr));
+    if (!w->sa || !w->sb)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for the A and B scalars");
+    size_t ka = 0, kb = 0;
+    for (size_t i = 0; i < ni; i++) {
+        w->sa[ka++] = z[i];
+        if (bit(w->dbi, i))
+            w->sb[kb++] = z[i];
+    }
+    for (size_t j = 0; j < cs->n_aux; j++) {
+        if (bit(w->da, j))
+            w->sa[ka++] = z[ni + j];
+        if (bit(w->dba, j))
+            w->sb[kb++] = z[ni + j];
+    }
+    return CUZK_OK;
+}
+
+int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_cs *cs,
+                       const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, cuzk_pool *pool, char *err,
+                       size_t errlen)
+{
+    return cuzk_groth16_prove_ex(out, pk, cs, z, r, s, NULL, pool, err, errlen);
+}
+
+int cuzk_groth16_prove_ex(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_cs *cs,
+                          const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                          cuzk_pool *pool, char *err, size_t errlen)
+{
+    static const cuzk_prove_opts defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    if (!out || !pk || !cs || !z)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: missing proof, key, circuit or witness");
+    if (cs->n_inputs == 0 || !cuzk_fr_is_one(&z[0]))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: z[0] (the variable ONE) must be 1");
+    size_t n = cs->n_constraints + cs->n_inputs;
+    unsigned lg = 0;
+    while (lg <= CUZK_NTT_MAX_LG && ((size_t)1 << lg) < n)
+        lg++;
+    if (lg > CUZK_NTT_MAX_LG)
+        return cuzk_fail(err, errlen, CUZK_ERANGE, "prove: %zu rows need a domain above 2^%d", n,
+                         CUZK_NTT_MAX_LG);
+    size_t m = (size_t)1 << lg;
+
+    work w = {0};
+    int rc;
+    cuzk_fr rr, ss, rs;
+    w.da = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
+    w.dbi = calloc((cs->n_inputs + 63) / 64 + 1, sizeof(uint64_t));
+    w.dba = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
+    if (!w.da || !w.dbi || !w.dba || cuzk_cs_density(cs, w.da, w.dbi, w.dba)) {
+        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for the density bitmaps");
+        goto done;
+    }
+    size_t pop_a = popcount(w.da, cs->n_aux), pop_bi = popcount(w.dbi, cs->n_inputs),
+           pop_ba = popcount(w.dba, cs->n_aux);
+    if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
+        (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
+        (rc = compute_h(&w, cs, z, m, lg, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)))
+        goto done;
+
+    bool split = !(opts->flags & CUZK_PROVE_NO_SPLIT);
+    cuzk_g1 h, l, a_acc, b1_acc, t;
+    cuzk_g2 b2_acc, t2;
+    cuzk_g1_set_identity(&h);
+    if (m > 1 && (rc = cuzk_g1_msm(&h, pk->h, w.a, m - 1, pool)))
+        goto msm_failed;
+    free(w.a);
+    w.a = NULL;
+    const cuzk_fr *aux = z + cs->n_inputs;
+    if ((rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, err, errlen)))
+        goto done;
+    if ((rc = prove_split_plan_build(&w.pl, aux, cs->n_aux, split, pool)) ||
+        (rc = prove_split_msm_g1(&l, &w.pl, pk->l, aux, pool)) ||
+        (rc = prove_split_plan_build(&w.pa, w.sa, pk->n_a, split, pool)) ||
+        (rc = prove_split_msm_g1(&a_acc, &w.pa, pk->a, w.sa, pool)) ||
+        (rc = prove_split_plan_build(&w.pb, w.sb, pk->n_b, split, pool)) ||
+        (rc = prove_split_msm_g1(&b1_acc, &w.pb, pk->b_g1, w.sb, pool)) ||
+        (rc = prove_split_msm_g2(&b2_acc, &w.pb, pk->b_g2, w.sb, pool)))
+        goto msm_failed;
+
+    /* A = alpha + A_acc + r delta */
+    cuzk_g1 pa, pc;
+    cuzk_g1_from_affine(&t, &pk->vk.delta_g1);
+    cuzk_g1_mul_fr(&t, &t, &rr);
+    cuzk_g1_add_affine(&pa, &a_acc, &pk->vk.alpha_g1);
+    cuzk_g1_add(&pa, &pa, &t);
+    /* B = beta + B2_acc + s delta */
+    cuzk_g2 pb;
+    cuzk_g2_from_affine(&t2, &pk->vk.delta_g2);
+    cuzk_g2_mul_fr(&t2, &t2, &ss);
+    cuzk_g2_add_affine(&pb, &b2_acc, &pk->vk.beta_g2);
+    cuzk_g2_add(&pb, &pb, &t2);
+    /* C = s A_acc + r B1_acc + rs delta + s alpha + r beta + H + L */
+    cuzk_fr_mul(&rs, &rr, &ss);
+    cuzk_g1_mul_fr(&pc, &a_acc, &ss);
+    cuzk_g1_mul_fr(&t, &b1_acc, &rr);
+    cuzk_g1_add(&pc, &pc, &t);
+    cuzk_g1_from_affine(&t, &pk->vk.delta_g1);
+    cuzk_g1_mul_fr(&t, &t, &rs);
+    cuzk_g1_add(&pc, &pc, &t);
+    cuzk_g1_from_affine(&t, &pk->vk.alpha_g1);
+    cuzk_g1_mul_fr(&t, &t, &ss);
+    cuzk_g1_add(&pc, &pc, &t);
+    cuzk_g1_from_affine(&t, &pk->vk.beta_g1);
+    cuzk_g1_mul_fr(&t, &t, &rr);
+    cuzk_g1_add(&pc, &pc, &t);
+    cuzk_g1_add(&pc, &pc, &h);
+    cuzk_g1_add(&pc, &pc, &l);
+
+    cuzk_groth16_proof proof;
+    cuzk_g1_to_affine(&proof.a, &pa);
+    cuzk_g2_to_affine(&proof.b, &pb);
+    cuzk_g1_to_affine(&proof.c, &pc);
+    if (!(opts->flags & CUZK_PROVE_NO_VERIFY) &&
+        (rc = prove_verify(&pk->vk, opts->pvk, z + 1, cs->n_inputs - 1, &proof, err, errlen)))
+        goto done;
+    *out = proof;
+    rc = CUZK_OK;
+    goto done;
+msm_failed:
+    rc = cuzk_fail(err, errlen, rc, "prove: MSM failed: %s", cuzk_strerror(rc));
+done:
+    work_free(&w);
+    prove_wipe(&rr, sizeof rr);
+    prove_wipe(&ss, sizeof ss);
+    prove_wipe(&rs, sizeof rs);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * prove_common.h — pieces shared by the two Groth16 provers (prove_bellperson.c,
+ * prove_snarkjs.c), implemented in prove_common.c: the split-MSM plan, the
+ * randomness for r and s, parallel helpers over Fr vectors and the final
+ * verification. Internal to src/.
+ */
+#ifndef CUZK_SRC_PROVE_COMMON_H
+#define CUZK_SRC_PROVE_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/ntt.h"
+#include "cuzk/prove.h"
+
+/* How one scalar vector is split (prover-internals.md §1.7): zeros skipped, ones in a bitmap, the rest
+ * ("tail") listed by index with canonical scalars. split = false means one plain MSM over everything. */
+typedef struct {
+    size_t n;
+    bool split;
+    size_t n_ones, n_tail;
+    uint64_t *ones;        /* ceil(n/64) words, bit i = scalar i is 1 (split only) */
+    size_t *tail_idx;      /* n_tail indices, ascending (split only) */
+    uint64_t (*tail_k)[4]; /* their canonical scalars (split only) */
+} prove_split_plan;
+
+/* Classifies n scalars (Montgomery) on the pool; allow_split = false forces a plain MSM. */
+int prove_split_plan_build(prove_split_plan *p, const cuzk_fr *scalars, size_t n, bool allow_split,
+                           cuzk_pool *pool);
+void prove_split_plan_free(prove_split_plan *p);
+
+/* out = sum scalars[i] bases[i] following plan p (built from the same scalars). */
+int prove_split_msm_g1(cuzk_g1 *out, const prove_split_plan *p, const cuzk_g1_affine *bases,
+                       const cuzk_fr *scalars, cuzk_pool *pool);
+int prove_split_msm_g2(cuzk_g2 *out, const prove_split_plan *p, const cuzk_g2_affine *bases,
+                       const cuzk_fr *scalars, cuzk_pool *pool);
+
+/* out = given, or a uniform random Fr from getrandom() when given is NULL (name is for messages). */
+int prove_scalar(cuzk_fr *out, const cuzk_fr *given, const char *name, char *err, size_t errlen);
+
+/* Zeroes n bytes at p in a way the compiler keeps (for r and s). */
+void prove_wipe(void *p, size_t n);
+
+/* Parallel pointwise steps over n elements: a = a * b; a = (a * b - c) * k (k NULL: no factor). */
+void prove_vec_mul(cuzk_fr *a, const cuzk_fr *b, size_t n, cuzk_pool *pool);
+void prove_vec_quotient(cuzk_fr *a, const cuzk_fr *b, const cuzk_fr *c, const cuzk_fr *k, size_t n,
+                        cuzk_pool *pool);
+
+/* First j < n with a[j] b[j] != c[j], or -1. */
+int64_t prove_first_unsat(const cuzk_fr *a, const cuzk_fr *b, const cuzk_fr *c, size_t n, cuzk_pool *pool);
+
+/* The forward transforms of the H step: x <- iNTT(x) then coset NTT, natural order in and out. */
+int prove_to_coset(const cuzk_ntt_domain *d, cuzk_fr *x, cuzk_pool *pool, char *err, size_t errlen);
+
+/* Verifies proof against vk (pvk if given, else prepared here); CUZK_EVERIFY with a message if it fails. */
+int prove_verify(const cuzk_groth16_vk *vk, const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs,
+                 size_t n_inputs, const cuzk_groth16_proof *proof, char *err, size_t errlen);
+
+/* Pool tasks needed to cover n items in blocks of `block`. */
+static inline size_t prove_blocks(size_t n, size_t block)
+{
+    return (n + block - 1) / block;
+}
+
+#endif
