@@ -1,0 +1,85 @@
+/*
+ * cuzk/setup.h — circuit-specific Groth16 setup in bellperson's layout.
+ *
+ * NOT A TRUSTED CEREMONY. cuzk_groth16_setup draws its toxic waste (tau,
+ * alpha, beta, gamma, delta) from getrandom() in this process, or takes it from
+ * the caller, and makes no attempt to erase it from memory afterwards. Anyone
+ * who knows it can forge proofs. The keys it makes are for tests and
+ * benchmarks only; production keys come from a multi-party ceremony.
+ *
+ * What it computes (prover-internals.md §1, §2.2, the same key bellperson's
+ * generator derives from the same toxic waste and the standard generators):
+ * with the input rows "z_i · 0 = 0" appended to the circuit (n = n_constraints
+ * + n_inputs rows), m the smallest power of two >= n and ω bellperson's m-th
+ * root of unity, each variable i has QAP values u_i = A_i(tau), v_i = B_i(tau),
+ * w_i = C_i(tau) (Lagrange interpolation of its matrix column over the powers
+ * of ω). Then
+ *   vk    = [alpha]1, [beta]1, [beta]2, [gamma]2, [delta]1, [delta]2
+ *   ic_i  = [(beta u_i + alpha v_i + w_i) / gamma]1   every input
+ *   l_i   = [(beta u_i + alpha v_i + w_i) / delta]1   every aux variable
+ *   h_i   = [tau^i (tau^m - 1) / delta]1               i = 0 .. m - 2
+ *   a     = [u_i]1   every input, then the aux variables with A density
+ *   b_g1  = [v_i]1, b_g2 = [v_i]2   inputs, then aux, with B density
+ * Densities are the prover's (cuzk_cs_density, prover-internals.md §1.2): a
+ * variable is dense in a matrix when its coefficient, after adding up its
+ * terms within each row, is non-zero in some row.
+ *
+ * Keys that bellperson's files cannot hold are refused: an aux variable whose
+ * l point would be the identity (it is unconstrained), or a dense variable
+ * whose polynomial vanishes at tau (probability about m / r for a random tau).
+ *
+ * Threading: every function takes a cuzk_pool (NULL = the calling thread);
+ * results are identical for any pool size.
+ */
+#ifndef CUZK_SETUP_H
+#define CUZK_SETUP_H
+
+#include <stddef.h>
+
+#include "cuzk/common.h"
+#include "cuzk/cs.h"
+#include "cuzk/curve.h"
+#include "cuzk/field.h"
+#include "cuzk/groth16.h"
+#include "cuzk/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Toxic waste of one setup (Montgomery form). All five must be non-zero and
+ * tau must lie outside the evaluation domain (tau^m != 1). */
+typedef struct {
+    cuzk_fr tau, alpha, beta, gamma, delta;
+} cuzk_groth16_toxic;
+
+/* Builds a proving key for cs into *out (caller frees with cuzk_groth16_params_free; left empty on
+ * failure). tw = NULL draws fresh toxic waste with getrandom(). Not a trusted ceremony. */
+int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
+                       cuzk_pool *pool, char *err, size_t errlen);
+
+/* Fills *tw with fresh non-zero toxic waste from getrandom(), tau outside the domain of size m
+ * (a power of two); CUZK_EIO if the system has no randomness to give. */
+int cuzk_groth16_toxic_random(cuzk_groth16_toxic *tw, size_t m, char *err, size_t errlen);
+
+/* log2 of the evaluation domain of cs: the smallest k with 2^k >= n_constraints + n_inputs;
+ * CUZK_ERANGE if k would exceed 31. */
+int cuzk_groth16_domain_lg(unsigned *lg, const cuzk_cs *cs, char *err, size_t errlen);
+
+/* Evaluates every variable's QAP polynomials at tau (input rows included): u[i] = A_i(tau),
+ * v[i] = B_i(tau), w[i] = C_i(tau) for the n_inputs + n_aux variables (caller-owned arrays). Checks
+ * the CSR structure of cs; rejects tau inside the domain. */
+int cuzk_groth16_qap_eval(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs, const cuzk_fr *tau,
+                          cuzk_pool *pool, char *err, size_t errlen);
+
+/* out[i] = [k_i] G for the standard generator and n scalars (Montgomery Fr), by a fixed-base table of
+ * signed c-bit windows (c in 2..16, 0 = chosen from n); affine outputs, identity for k = 0. */
+int cuzk_g1_fixed_base_mul(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, unsigned c, cuzk_pool *pool,
+                           char *err, size_t errlen);
+int cuzk_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, unsigned c, cuzk_pool *pool,
+                           char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
