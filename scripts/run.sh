@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: installs what cuzk needs, builds it (Release, build/), proves the committed circom
+# fixture tests/fixtures/mulchain (1000 constraints, snarkjs .zkey + .wtns) with `cuzk prove`,
+# checks the proof with `cuzk verify`, and prints the timings and where the outputs are.
+# Usage: bash scripts/run.sh   (outputs in build/run/, replaced on every run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh release
+
+fixture=tests/fixtures/mulchain
+out=build/run
+mkdir -p "$out"
+echo "== cuzk prove $fixture =="
+build/cuzk prove "$fixture/circuit.zkey" "$fixture/witness.wtns" "$out/proof.json" "$out/public.json" --verbose
+echo "== cuzk verify =="
+build/cuzk verify "$fixture/verification_key.json" "$out/public.json" "$out/proof.json" --verbose
+echo "proof:  $PWD/$out/proof.json"
+echo "public: $PWD/$out/public.json"
+echo "also accepted by: scripts/fixtures/node_modules/.bin/snarkjs groth16 verify" \
+    "$fixture/verification_key.json $out/public.json $out/proof.json"

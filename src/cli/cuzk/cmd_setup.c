@@ -1,0 +1,134 @@
+/*
+ * cmd_setup.c — `cuzk setup <circuit.r1cs> <out.params> [<out.vk>]`: a
+ * circuit-specific Groth16 key in bellperson's layout, from a circom .r1cs.
+ *
+ * NOT A TRUSTED CEREMONY: the toxic waste comes from getrandom() in this
+ * process (cuzk/setup.h), and the command says so on stderr every time it
+ * runs. The circuit is converted with cuzk_cs_from_snarkjs (wire 0 = ONE,
+ * then the public outputs and inputs as bellperson inputs, the rest as aux).
+ *
+ * The outputs are probed (their temporary file created and removed) before
+ * the setup starts, so a bad destination fails at once; the writers replace
+ * each file atomically. If the .vk cannot be written after the .params was,
+ * the new .params is removed again: the command produces both or neither.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cuzk/cs.h"
+#include "cuzk/params.h"
+#include "cuzk/setup.h"
+#include "cuzk/snarkjs.h"
+
+#define WARNING                                                                                              \
+    "cuzk: WARNING: NOT A TRUSTED CEREMONY — for tests and benchmarks only. The toxic waste was drawn\n"   \
+    "cuzk: in this process; anyone who learns it can forge proofs for this key.\n"
+
+static int load_cs(cuzk_cs *cs, const char *path, const cli_args *a)
+{
+    char err[CLI_ERRLEN] = "";
+    cuzk_snarkjs_r1cs *r1cs = NULL;
+    cli_note(a, "reading %s", path);
+    int rc = cuzk_snarkjs_r1cs_open(path, &r1cs, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_cs_from_snarkjs(cs, r1cs, err, sizeof err);
+    cuzk_snarkjs_r1cs_free(r1cs);
+    if (rc != CUZK_OK) {
+        cli_error_lib(path, rc, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_key(cuzk_groth16_params *pk, const cuzk_cs *cs, cuzk_pool *pool, const cli_args *a)
+{
+    char err[CLI_ERRLEN] = "";
+    unsigned lg = 0;
+    int rc = cuzk_groth16_domain_lg(&lg, cs, err, sizeof err);
+    if (rc == CUZK_OK) {
+        cli_note(a, "setup: %zu constraints, %zu inputs, %zu aux variables, domain 2^%u, %d threads",
+                 cs->n_constraints, cs->n_inputs, cs->n_aux, lg, cuzk_pool_size(pool));
+        rc = cuzk_groth16_setup(pk, cs, NULL, pool, err, sizeof err);
+    }
+    if (rc != CUZK_OK) {
+        cli_error_lib(a->pos[0], rc, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_keys(const cuzk_groth16_params *pk, const cli_args *a)
+{
+    char err[CLI_ERRLEN] = "";
+    const char *params_path = a->pos[1], *vk_path = a->n_pos > 2 ? a->pos[2] : NULL;
+    cli_note(a, "writing %s%s%s", params_path, vk_path ? " and " : "", vk_path ? vk_path : "");
+    int rc = cuzk_params_write(params_path, pk, err, sizeof err);
+    if (rc != CUZK_OK) {
+        cli_error_lib(params_path, rc, err);
+        return -1;
+    }
+    if (vk_path && (rc = cuzk_vk_write(vk_path, &pk->vk, err, sizeof err)) != CUZK_OK) {
+        cli_error_lib(vk_path, rc, err);
+        unlink(params_path);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_setup(const cli_args *a)
+{
+    fputs(WARNING, stderr);
+    if (a->n_pos > 2 && !strcmp(a->pos[1], a->pos[2])) {
+        cli_error("setup: the .params and .vk outputs must be different files");
+        return CLI_USAGE;
+    }
+    if (cli_input_ok(a->pos[0]) || cli_output_probe(a->pos[1]) ||
+        (a->n_pos > 2 && cli_output_probe(a->pos[2])))
+        return CLI_FAIL;
+    cli_timer t;
+    cli_timer_start(&t);
+    cuzk_cs cs;
+    memset(&cs, 0, sizeof cs);
+    cuzk_groth16_params pk;
+    memset(&pk, 0, sizeof pk);
+    cuzk_pool *pool = NULL;
+    int status = CLI_FAIL;
+    if (load_cs(&cs, a->pos[0], a) != 0 || !(pool = cli_pool_new(a)))
+        goto done;
+    cli_timer_lap(&t, "load");
+    if (make_key(&pk, &cs, pool, a) != 0)
+        goto done;
+    cli_timer_lap(&t, "setup");
+    if (write_keys(&pk, a) != 0)
+        goto done;
+    cli_timer_lap(&t, "write");
+    cli_timer_report(&t, a, cuzk_pool_size(pool));
+    status = CLI_OK;
+done:
+    cuzk_groth16_params_free(&pk);
+    cuzk_cs_free(&cs);
+    cuzk_pool_free(pool);
+    return status;
+}
+
+const cli_command cli_cmd_setup = {
+    .name = "setup",
+    .synopsis = "<circuit.r1cs> <out.params> [<out.vk>]",
+    .summary = "make a bellperson .params/.vk key for a circom .r1cs (NOT a trusted ceremony)",
+    .help = "Builds a Groth16 proving key in bellperson's .params layout for the circuit in\n"
+            "circuit.r1cs (circom, BLS12-381), and optionally its verifying key as a .vk file.\n"
+            "Public outputs and public inputs of the circuit become the key's public inputs.\n"
+            "\n"
+            "NOT A TRUSTED CEREMONY: the toxic waste is drawn from the system's random generator in\n"
+            "this process, and whoever learns it can forge proofs. Use the keys for tests and\n"
+            "benchmarks only; production keys come from a multi-party ceremony.\n"
+            "\n"
+            "Outputs are written atomically; on failure neither file is left behind.\n"
+            "Exit status: 0 success, 1 failure, 2 usage error.",
+    .flags = CLI_F_THREADS | CLI_F_VERBOSE | CLI_F_PROGRESS,
+    .min_pos = 2,
+    .max_pos = 3,
+    .run = run_setup,
+};

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# test_cli_inspect.sh — `cuzk inspect` on every kind of fixture file and on corrupted ones.
+#
+# Each committed file (circuit.zkey, circuit.r1cs, witness.wtns, verification_key.json, proof.json,
+# public.json) is recognized by content — the checks copy it to a name without its extension — with
+# the right kind, counts that match the fixture table, and "status: valid" (exit 0). Corrupted
+# copies (cut short, a point off the curve, a value above the modulus, a zkey point that only --deep
+# decodes) give "status: invalid" and exit 1; unrecognized content exits 1; a missing file, a
+# directory or bad usage exits 2. (.params, .vk and proof bytes: test_cli_params.sh.)
+# Usage: bash tests/cli/test_cli_inspect.sh <build-dir>
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cli_init "$@"
+
+# inspect_as FILE KIND STATUS DESCRIPTION [OPTIONS...]: inspect a copy of FILE named "blob".
+inspect_as() {
+    cp "$1" "$TMP/blob"
+    run "$CUZK" inspect "$TMP/blob" "${@:5}"
+    expect "$3" "$4"
+    expect_out "^$TMP/blob: $2" "$4: recognized as $2"
+    if [ "$3" -eq 0 ]; then
+        expect_out '^status: valid' "$4: status valid"
+    else
+        expect_out '^status: invalid: ' "$4: status invalid"
+        expect_error "$4: reason on stderr"
+    fi
+}
+
+check_fixture() {
+    local f=$1 d=$FIX/$1
+    inspect_as "$d/circuit.zkey" 'snarkjs Groth16 proving key' 0 "$f: zkey"
+    inspect_as "$d/circuit.zkey" 'snarkjs Groth16 proving key' 0 "$f: zkey --deep" --deep
+    inspect_as "$d/circuit.r1cs" 'circom constraint system' 0 "$f: r1cs"
+    inspect_as "$d/witness.wtns" 'circom witness' 0 "$f: wtns"
+    inspect_as "$d/verification_key.json" 'snarkjs verification key' 0 "$f: verification_key.json"
+    inspect_as "$d/proof.json" 'snarkjs Groth16 proof' 0 "$f: proof.json"
+    inspect_as "$d/public.json" 'snarkjs public signals' 0 "$f: public.json"
+
+    local n
+    n=$(stat -c %s "$d/circuit.zkey")
+    truncate_copy "$d/circuit.zkey" "$TMP/cut" $((n - 1))
+    inspect_as "$TMP/cut" 'snarkjs Groth16 proving key' 1 "$f: zkey cut short"
+    truncate_copy "$d/circuit.r1cs" "$TMP/cut" $(($(stat -c %s "$d/circuit.r1cs") / 2))
+    inspect_as "$TMP/cut" 'circom constraint system' 1 "$f: r1cs cut short"
+    truncate_copy "$d/witness.wtns" "$TMP/cut" $(($(stat -c %s "$d/witness.wtns") - 5))
+    inspect_as "$TMP/cut" 'circom witness' 1 "$f: wtns cut short"
+    off_curve "$d/proof.json" "$TMP/bad"
+    inspect_as "$TMP/bad" 'snarkjs Groth16 proof' 1 "$f: proof.json with a point off the curve"
+    expect_out 'pi_a' "$f: ... the bad member is named"
+    sed '0,/"[0-9]*"/s//"52435875175126190479447740508185965837690552500527637822603658699938581184513"/' \
+        "$d/public.json" >"$TMP/bad"
+    inspect_as "$TMP/bad" 'snarkjs public signals' 1 "$f: public.json with a value equal to r"
+    sed 's/"bls12381"/"bn128"/' "$d/verification_key.json" >"$TMP/bad"
+    inspect_as "$TMP/bad" 'snarkjs verification key' 1 "$f: verification_key.json of another curve"
+
+    cp "$d/circuit.zkey" "$TMP/badpoint"
+    flip_byte "$TMP/badpoint" $(($(section_offset "$TMP/badpoint" 5) + 3))
+    inspect_as "$TMP/badpoint" 'snarkjs Groth16 proving key' 0 "$f: zkey with a bad A point, default checks"
+    inspect_as "$TMP/badpoint" 'snarkjs Groth16 proving key' 1 "$f: zkey with a bad A point, --deep" --deep
+    expect_out 'section 5' "$f: ... names the section"
+}
+
+check_counts() {
+    run "$CUZK" inspect "$FIX/mixer/circuit.r1cs"
+    expect_out 'constraints +387$' "mixer r1cs: 387 constraints"
+    expect_out 'wires +393 ' "mixer r1cs: 393 wires"
+    expect_out 'public +3 outputs, 4 inputs$' "mixer r1cs: 3 outputs, 4 inputs"
+    run "$CUZK" inspect "$FIX/mulchain/circuit.zkey"
+    expect_out 'domain +1024 ' "mulchain zkey: domain 1024"
+    expect_out 'public signals +1$' "mulchain zkey: 1 public signal"
+    run "$CUZK" inspect "$FIX/bits/witness.wtns"
+    expect_out 'values +12 ' "bits wtns: 12 values"
+    run "$CUZK" inspect "$FIX/mixer/public.json"
+    expect_out 'values +7$' "mixer public.json: 7 values"
+}
+
+check_other() {
+    head -c 1000 /dev/urandom >"$TMP/garbage"
+    inspect_as "$TMP/garbage" 'unrecognized' 1 "random bytes"
+    : >"$TMP/empty"
+    inspect_as "$TMP/empty" 'unrecognized' 1 "empty file"
+    inspect_as "$FIX/mixer/input.json" 'JSON text, not a snarkjs' 1 "another JSON document"
+    printf '{"pi_a": [' >"$TMP/badjson"
+    inspect_as "$TMP/badjson" 'JSON text, not a snarkjs' 1 "broken JSON"
+    run "$CUZK" inspect "$TMP/no-such-file"
+    expect 2 "missing file: exit 2"
+    expect_error "missing file: message"
+    run "$CUZK" inspect "$TMP"
+    expect 2 "directory: exit 2"
+    run "$CUZK" inspect "$FIX/bits/proof.json" "$FIX/bits/public.json"
+    expect 2 "two files: exit 2"
+    run "$CUZK" inspect "$FIX/bits/proof.json" --no-verify
+    expect 2 "an option of another command: exit 2"
+}
+
+for f in "${FIXTURES[@]}"; do
+    check_fixture "$f"
+done
+check_counts
+check_other
+cli_finish

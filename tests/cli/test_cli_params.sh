@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_cli_params.sh — the bellperson path of `cuzk`: setup → prove-params → verify-params.
+#
+# For every committed circom fixture: `cuzk setup` makes a .params and a .vk (and warns that it is
+# not a trusted ceremony), `cuzk prove-params` writes a 192-byte proof that `cuzk verify-params`
+# accepts with the .vk or the .params, with the public inputs taken from the witness or from
+# snarkjs's public.json. A tampered public input and a proof made under another key are rejected
+# (exit 1, INVALID); corrupted proof bytes are malformed (exit 2). `cuzk inspect` recognizes the
+# three files; a .params with one corrupted point passes the default inspection (length words
+# only), fails --deep (exit 1), and cannot be proved with (points are checked on load).
+# Usage: bash tests/cli/test_cli_params.sh <build-dir>
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cli_init "$@"
+
+check_fixture() {
+    local f=$1 d=$FIX/$1 o=$TMP/$1
+    mkdir -p "$o"
+    run "$CUZK" setup "$d/circuit.r1cs" "$o/key.params" "$o/key.vk" --threads 2 --verbose
+    expect 0 "$f: setup"
+    expect_err 'NOT A TRUSTED CEREMONY' "$f: setup warns that it is not a trusted ceremony"
+    expect_err 'timing .*setup .* ms' "$f: setup --verbose prints timings"
+    [ -s "$o/key.params" ] && [ -s "$o/key.vk" ] || fail "$f: setup did not write both keys"
+    run "$CUZK" setup "$d/circuit.r1cs" "$o/other.params" --threads 1
+    expect 0 "$f: setup of a second key, without a .vk"
+    [ ! -e "$o/other.vk" ] || fail "$f: setup wrote a .vk nobody asked for"
+
+    run "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/proof.bin" --threads 2 \
+        --verbose
+    expect 0 "$f: prove-params"
+    expect_err 'timing .*load .* prove .* verify .* total' "$f: prove-params --verbose prints timings"
+    sed -n 's/^cuzk: timing/    timing/p' "$TMP/stderr"
+    [ "$(stat -c %s "$o/proof.bin")" -eq 192 ] && pass "$f: the proof has 192 bytes" ||
+        fail "$f: the proof has $(stat -c %s "$o/proof.bin") bytes"
+    [ -z "$(ls -A "$o" | grep -v -E '^(key\.params|key\.vk|other\.params|proof\.bin)$')" ] ||
+        fail "$f: stray files: $(ls -A "$o")"
+
+    run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/proof.bin"
+    expect 0 "$f: verify-params with the .vk and the witness"
+    expect_out '^OK$' "$f: verify-params prints OK"
+    run "$CUZK" verify-params "$o/key.params" "$d/public.json" "$o/proof.bin" --verbose
+    expect 0 "$f: verify-params with the .params and public.json"
+
+    tamper_public "$d/public.json" "$o/public_bad.json"
+    run "$CUZK" verify-params "$o/key.vk" "$o/public_bad.json" "$o/proof.bin"
+    expect 1 "$f: verify-params rejects a tampered public input (exit 1)"
+    expect_out '^INVALID$' "$f: verify-params prints INVALID"
+    run "$CUZK" prove-params "$o/other.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/other.bin" --threads 1 \
+        --no-verify
+    expect 0 "$f: prove-params --threads 1 --no-verify under the second key"
+    run "$CUZK" verify-params "$o/other.params" "$d/witness.wtns" "$o/other.bin"
+    expect 0 "$f: ... that proof verifies under its own key"
+    run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/other.bin"
+    expect 1 "$f: ... and is INVALID under the first key (exit 1)"
+    cp "$o/proof.bin" "$o/flipped.bin"
+    flip_byte "$o/flipped.bin" 20
+    run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/flipped.bin"
+    expect 2 "$f: verify-params calls corrupted proof bytes malformed (exit 2)"
+
+    run "$CUZK" inspect "$o/key.params"
+    expect 0 "$f: inspect .params"
+    expect_out 'bellperson Groth16 proving key \(\.params\)' "$f: inspect names a .params"
+    expect_out '^status: valid' "$f: inspect calls the .params valid"
+    run "$CUZK" inspect "$o/key.params" --deep --threads 2
+    expect 0 "$f: inspect --deep .params"
+    run "$CUZK" inspect "$o/key.vk"
+    expect 0 "$f: inspect .vk"
+    expect_out 'bellperson Groth16 verifying key \(\.vk\)' "$f: inspect names a .vk"
+    run "$CUZK" inspect "$o/proof.bin"
+    expect 0 "$f: inspect proof bytes"
+    expect_out 'bellperson Groth16 proof bytes' "$f: inspect names proof bytes"
+
+    # h[0]'s x coordinate corrupted: 864 fixed bytes, |ic|, ic, then |h|.
+    local n_ic
+    n_ic=$((16#$(od -An -t x1 -j 864 -N 4 "$o/key.params" | tr -d ' ')))
+    cp "$o/key.params" "$o/bad.params"
+    flip_byte "$o/bad.params" $((864 + 4 + 96 * n_ic + 4 + 20))
+    run "$CUZK" inspect "$o/bad.params"
+    expect 0 "$f: inspect of a .params with a bad point, length words only: valid"
+    run "$CUZK" inspect "$o/bad.params" --deep
+    expect 1 "$f: inspect --deep of a .params with a bad point: invalid (exit 1)"
+    expect_out '^status: invalid: .*h\[0\]' "$f: inspect --deep names the bad point"
+    mkdir -p "$o/out"
+    run "$CUZK" prove-params "$o/bad.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/out/proof.bin"
+    expect_error "$f: prove-params refuses a .params with a bad point"
+    expect_empty_dir "$o/out" "$f: ... and writes nothing"
+}
+
+for f in "${FIXTURES[@]}"; do
+    check_fixture "$f"
+done
+cli_finish
