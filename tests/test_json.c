@@ -40,36 +40,6 @@ static const char *const CIRCUITS[] = {"bits", "mixer", "mulchain"};
 enum { NCIRCUITS = sizeof CIRCUITS / sizeof CIRCUITS[0] };
 static const char *const JSON_FILES[] = {"verification_key.json", "proof.json", "public.json"};
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
-static char *fixture(const char *circuit, const char *file, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s/%s", FIXTURES, circuit, file);
-    char *d = slurp(path, len);
-    CHECK(d != NULL, "cannot read %s", path);
-    return d;
-}
-
 /* Exact-size heap copy (no NUL after it), so ASan sees any read past the end. */
 static char *exact(const char *s, size_t n)
 {
@@ -320,7 +290,7 @@ static void test_truncations_and_noise(void)
     for (int c = 0; c < NCIRCUITS; c++) {
         for (int f = 0; f < 3; f++) {
             size_t len = 0;
-            char *text = fixture(CIRCUITS[c], JSON_FILES[f], &len);
+            char *text = test_read_fixture(CIRCUITS[c], JSON_FILES[f], &len);
             if (!text)
                 continue;
             size_t fails = 0;
@@ -384,7 +354,7 @@ static void test_truncations_and_noise(void)
 static bool moduli_from_snarkjs(char q[128], char r[128])
 {
     size_t len;
-    char *t = fixture("bits", "expected.txt", &len);
+    char *t = test_read_fixture("bits", "expected.txt", &len);
     if (!t)
         return false;
     char *h = strstr(t, "\nzkey.header ");
@@ -601,7 +571,7 @@ static void test_writer_matches_snarkjs(void)
     char err[256];
     for (int c = 0; c < NCIRCUITS; c++) {
         size_t len;
-        char *text = fixture(CIRCUITS[c], "proof.json", &len);
+        char *text = test_read_fixture(CIRCUITS[c], "proof.json", &len);
         if (!text)
             continue;
         cuzk_groth16_proof p;
@@ -617,7 +587,7 @@ static void test_writer_matches_snarkjs(void)
         }
         free(text);
 
-        text = fixture(CIRCUITS[c], "public.json", &len);
+        text = test_read_fixture(CIRCUITS[c], "public.json", &len);
         if (!text)
             continue;
         cuzk_fr *pub = NULL;
@@ -737,8 +707,8 @@ static void test_snarkjs_strict(void)
 {
     char err[256];
     size_t len;
-    char *vk = fixture("bits", "verification_key.json", &len);
-    char *pf = fixture("bits", "proof.json", &len);
+    char *vk = test_read_fixture("bits", "verification_key.json", &len);
+    char *pf = test_read_fixture("bits", "proof.json", &len);
     if (!vk || !pf) {
         free(vk);
         free(pf);

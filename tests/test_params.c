@@ -40,21 +40,6 @@ static void path_in(char *out, size_t n, const char *name)
     snprintf(out, n, "%s/%s", dir, name);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    *len = got;
-    return buf;
-}
-
 static void spit(const char *path, const uint8_t *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -322,7 +307,7 @@ static void test_roundtrip(cuzk_pool *pool)
     int rc = cuzk_params_write(path, &p, err, sizeof err);
     CHECK(rc == CUZK_OK, "write: %s", err);
     size_t len = 0;
-    uint8_t *f = slurp(path, &len);
+    uint8_t *f = test_read_file(path, &len);
     CHECK(f != NULL, "cannot read back %s", path);
     if (f)
         check_layout(f, len, &p);
@@ -343,7 +328,7 @@ static void test_roundtrip(cuzk_pool *pool)
     CHECK(rc == CUZK_OK, "write empty vectors: %s", err);
     rc = cuzk_params_read(path, &q, CUZK_PARAMS_CHECK_GROUP, NULL, err, sizeof err);
     CHECK(rc == CUZK_OK && params_eq(&e, &q), "empty vectors round trip: %s", err);
-    f = slurp(path, &len);
+    f = test_read_file(path, &len);
     CHECK(f && len == 888 + 96, "empty-vector file is %zu bytes, expected 984", len);
     free(f);
     cuzk_groth16_params_free(&q);
@@ -399,7 +384,7 @@ static void test_vk(void)
     CHECK(cuzk_vk_write(vpath, &p.vk, err, sizeof err) == CUZK_OK, "vk write: %s", err);
     CHECK(cuzk_params_write(ppath, &p, err, sizeof err) == CUZK_OK, "params write: %s", err);
     size_t vlen = 0, plen = 0;
-    uint8_t *v = slurp(vpath, &vlen), *f = slurp(ppath, &plen);
+    uint8_t *v = test_read_file(vpath, &vlen), *f = test_read_file(ppath, &plen);
     CHECK(v && vlen == 868 + 96 * 4, ".vk is %zu bytes, expected %d", vlen, 868 + 96 * 4);
     CHECK(v && f && plen > vlen && memcmp(v, f, vlen) == 0, ".vk is not the first part of .params");
     cuzk_groth16_vk k;
@@ -490,7 +475,7 @@ static void test_truncation(cuzk_pool *pool)
     path_in(path, sizeof path, "t.params");
     CHECK(cuzk_params_write(path, &p, err, sizeof err) == CUZK_OK, "write: %s", err);
     size_t len = 0;
-    uint8_t *f = slurp(path, &len);
+    uint8_t *f = test_read_file(path, &len);
     long bad = -1;
     cuzk_params_summary s;
     for (size_t n = 0; f && n < len; n++) {
@@ -528,7 +513,7 @@ static void fixture_make(fixture *x, size_t nic, size_t nh, size_t nl, size_t na
     char path[256];
     path_in(path, sizeof path, "fx.params");
     CHECK(cuzk_params_write(path, &x->p, err, sizeof err) == CUZK_OK, "write: %s", err);
-    x->f = slurp(path, &x->len);
+    x->f = test_read_file(path, &x->len);
     x->o = table_offsets(&x->p);
     unlink(path);
 }
@@ -818,13 +803,13 @@ static void test_writes(void)
           "successful write: rc %d, %d temp files", rc, count_entries(dir, ".tmp."));
     /* overwriting: a refused write leaves the old file intact, a good one replaces it */
     size_t len0 = 0, len1 = 0;
-    uint8_t *old = slurp(path, &len0);
+    uint8_t *old = test_read_file(path, &len0);
     cuzk_groth16_params r;
     make_params(&r, 2, 3, 2, 3, 1);
     cuzk_g2_affine keep = r.b_g2[0];
     memset(&r.b_g2[0], 0, sizeof r.b_g2[0]);
     rc = cuzk_params_write(path, &r, err, sizeof err);
-    uint8_t *now = slurp(path, &len1);
+    uint8_t *now = test_read_file(path, &len1);
     CHECK(rc == CUZK_EINVAL && old && now && len0 == len1 && !memcmp(old, now, len0),
           "refused overwrite changed the file");
     free(now);
@@ -898,7 +883,7 @@ static void test_threads(cuzk_pool *pool)
     cuzk_groth16_params_free(&q2);
     /* two bad points in different units: both thread counts report the first in file order */
     size_t len = 0;
-    uint8_t *f = slurp(path, &len);
+    uint8_t *f = test_read_file(path, &len);
     offsets of = table_offsets(&p);
     size_t late = 8000 + test_rand64() % 1000, early = 100 + test_rand64() % 1000;
     if (f) {

@@ -38,36 +38,6 @@ enum { NCIRCUITS = sizeof CIRCUITS / sizeof CIRCUITS[0] };
 
 /* ---- files and numbers ------------------------------------------------------ */
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
-static uint8_t *fixture(const char *circuit, const char *file, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s/%s", FIXTURES, circuit, file);
-    uint8_t *d = slurp(path, len);
-    CHECK(d != NULL, "cannot read %s", path);
-    return d;
-}
-
 static uint8_t *dup_bytes(const uint8_t *d, size_t n)
 {
     uint8_t *c = malloc(n ? n : 1);
@@ -515,7 +485,7 @@ static void check_json(const fx *f)
     size_t len;
     char(*s)[128] = malloc(64 * 128);
     const cuzk_snarkjs_zkey *z = f->zkey;
-    char *vk = (char *)fixture(f->name, "verification_key.json", &len);
+    char *vk = (char *)test_read_fixture(f->name, "verification_key.json", &len);
     if (vk) {
         CHECK(json_int(vk, "nPublic") == (long)z->n_public, "%s: vk nPublic", f->name);
         CHECK(strstr(vk, "\"groth16\"") && strstr(vk, "\"bls12381\""), "%s: vk protocol/curve", f->name);
@@ -541,7 +511,7 @@ static void check_json(const fx *f)
         }
         free(vk);
     }
-    char *pub = (char *)fixture(f->name, "public.json", &len);
+    char *pub = (char *)test_read_fixture(f->name, "public.json", &len);
     if (pub) {
         size_t n = json_numbers(pub, NULL, s, 64);
         CHECK(n == z->n_public, "%s: public.json has %zu values, nPublic %u", f->name, n, z->n_public);
@@ -552,7 +522,7 @@ static void check_json(const fx *f)
         }
         free(pub);
     }
-    char *proof = (char *)fixture(f->name, "proof.json", &len);
+    char *proof = (char *)test_read_fixture(f->name, "proof.json", &len);
     if (proof) {
         cuzk_g1_affine a, c;
         cuzk_g2_affine b;
@@ -1035,7 +1005,7 @@ int main(void)
     for (size_t c = 0; c < NCIRCUITS; c++) {
         for (int kind = 0; kind < 3; kind++) {
             size_t len;
-            uint8_t *d = fixture(CIRCUITS[c], FILE_OF[kind], &len);
+            uint8_t *d = test_read_fixture(CIRCUITS[c], FILE_OF[kind], &len);
             if (!d)
                 continue;
             bool smallest = c == 0;

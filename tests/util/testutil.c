@@ -175,6 +175,37 @@ bool hex_limbs(uint64_t *limbs, size_t nlimbs, const char *hex)
     return true;
 }
 
+void *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = 0;
+        *len = (size_t)n;
+    }
+    return buf;
+}
+
+void *test_read_fixture(const char *circuit, const char *file, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s", TEST_FIXTURE_DIR, circuit, file);
+    void *d = test_read_file(path, len);
+    if (!d)
+        test_fail_at(__FILE__, __LINE__, "cannot read %s", path);
+    return d;
+}
+
 bool vec_open(vec_file *v, const char *name)
 {
     memset(v, 0, sizeof *v);

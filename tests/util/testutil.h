@@ -52,6 +52,13 @@ bool hex_fp2(cuzk_fp2 *r, const char *c0, const char *c1);
 /* Decodes a big-endian hex integer of any length into little-endian limbs. */
 bool hex_limbs(uint64_t *limbs, size_t nlimbs, const char *hex);
 
+/* Whole-file reads for tests: the bytes plus a NUL after them (not counted in
+ * *len); NULL if the file cannot be read. The caller frees. */
+void *test_read_file(const char *path, size_t *len);
+/* tests/fixtures/<circuit>/<file>; a missing file is a test failure. */
+#define TEST_FIXTURE_DIR CUZK_VECTOR_DIR "/../fixtures"
+void *test_read_fixture(const char *circuit, const char *file, size_t *len);
+
 /* Vector files. */
 #define VEC_MAX_TOKENS 160
 typedef struct {
