@@ -1,12 +1,16 @@
 /*
  * common.c — status-code names and the error-buffer helper declared in
  * cuzk/common.h. Kept tiny: every module reports failures through it so the
- * message format is uniform ("module: what went wrong").
+ * message format is uniform ("module: what went wrong"), and the one source of
+ * randomness (getrandom) used for r, s, toxic waste and batch weights.
  */
 #include "cuzk/common.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/random.h>
 
 const char *cuzk_strerror(int code)
 {
@@ -36,4 +40,20 @@ int cuzk_fail(char *err, size_t errlen, int code, const char *fmt, ...)
         va_end(ap);
     }
     return code;
+}
+
+int cuzk_random_bytes(void *buf, size_t n)
+{
+    uint8_t *p = buf;
+    while (n) {
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return CUZK_EIO;
+        }
+        p += got;
+        n -= (size_t)got;
+    }
+    return CUZK_OK;
 }

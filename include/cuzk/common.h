@@ -42,6 +42,10 @@ int cuzk_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 #endif
     ;
 
+/* Fills buf with n bytes from the kernel's random source (getrandom, retried
+ * on interruption). Returns CUZK_OK or CUZK_EIO. */
+int cuzk_random_bytes(void *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

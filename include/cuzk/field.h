@@ -96,6 +96,9 @@ bool cuzk_fr_from_le32(cuzk_fr *r, const uint8_t in[32]);
 void cuzk_fr_to_le32(uint8_t out[32], const cuzk_fr *a);
 bool cuzk_fr_from_be32(cuzk_fr *r, const uint8_t in[32]);
 void cuzk_fr_to_be32(uint8_t out[32], const cuzk_fr *a);
+/* A uniform element of Fr from cuzk_random_bytes (rejection sampling of
+ * 255-bit strings); returns CUZK_OK or CUZK_EIO. */
+int cuzk_fr_random(cuzk_fr *r);
 /* Any 256-bit little-endian integer reduced mod r (never fails). */
 void cuzk_fr_from_le32_reduce(cuzk_fr *r, const uint8_t in[32]);
 

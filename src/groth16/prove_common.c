@@ -16,9 +16,8 @@
  * depends only on the scalars, so the B query builds one plan for its G1
  * and G2 halves (and the snarkjs prover one for A, B1 and B2).
  *
- * r and s: 32 bytes from getrandom(), the top bit cleared, rejected and
- * redrawn when the value is not below r (probability about 0.1), which gives
- * a uniform element without modular bias. The buffer is wiped afterwards.
+ * r and s: cuzk_fr_random() (uniform, no modular bias) unless the caller
+ * fixes them.
  */
 #include "groth16/prove_common.h"
 
@@ -207,25 +206,8 @@ int prove_scalar(cuzk_fr *out, const cuzk_fr *given, const char *name, char *err
         *out = *given;
         return CUZK_OK;
     }
-    uint8_t buf[32];
-    for (;;) {
-        size_t got = 0;
-        while (got < sizeof buf) {
-            ssize_t k = getrandom(buf + got, sizeof buf - got, 0);
-            if (k < 0) {
-                if (errno == EINTR)
-                    continue;
-                prove_wipe(buf, sizeof buf);
-                return cuzk_fail(err, errlen, CUZK_EIO, "prove: getrandom failed drawing %s: %s", name,
-                                 strerror(errno));
-            }
-            got += (size_t)k;
-        }
-        buf[31] &= 0x7f;
-        if (cuzk_fr_from_le32(out, buf))
-            break;
-    }
-    prove_wipe(buf, sizeof buf);
+    if (cuzk_fr_random(out) != CUZK_OK)
+        return cuzk_fail(err, errlen, CUZK_EIO, "prove: getrandom failed drawing %s: %s", name, strerror(errno));
     return CUZK_OK;
 }
 

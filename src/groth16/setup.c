@@ -85,35 +85,6 @@ static void *alloc_n(size_t n, size_t size, bool *fail)
     return p;
 }
 
-static int random_bytes(void *buf, size_t n)
-{
-    uint8_t *p = buf;
-    while (n) {
-        ssize_t got = getrandom(p, n, 0);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            return CUZK_EIO;
-        }
-        p += got;
-        n -= (size_t)got;
-    }
-    return CUZK_OK;
-}
-
-/* A uniform non-zero element of Fr by rejection sampling of 255-bit strings. */
-static int random_fr(cuzk_fr *out)
-{
-    for (;;) {
-        uint8_t b[32];
-        if (random_bytes(b, sizeof b))
-            return CUZK_EIO;
-        b[31] &= 0x7f;
-        if (cuzk_fr_from_le32(out, b) && !cuzk_fr_is_zero(out))
-            return CUZK_OK;
-    }
-}
-
 /* True iff tau^m = 1, i.e. tau is a point of the evaluation domain. */
 static bool in_domain(const cuzk_fr *tau, size_t m)
 {
@@ -555,11 +526,10 @@ int cuzk_groth16_toxic_random(cuzk_groth16_toxic *tw, size_t m, char *err, size_
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: no toxic waste struct");
     cuzk_fr *v[5] = {&tw->tau, &tw->alpha, &tw->beta, &tw->gamma, &tw->delta};
     for (int i = 0; i < 5; i++)
-        if (random_fr(v[i]))
-            return cuzk_fail(err, errlen, CUZK_EIO, "setup: getrandom failed");
-    while (in_domain(&tw->tau, m))
-        if (random_fr(&tw->tau))
-            return cuzk_fail(err, errlen, CUZK_EIO, "setup: getrandom failed");
+        do {
+            if (cuzk_fr_random(v[i]))
+                return cuzk_fail(err, errlen, CUZK_EIO, "setup: getrandom failed");
+        } while (cuzk_fr_is_zero(v[i]) || (i == 0 && in_domain(&tw->tau, m)));
     return CUZK_OK;
 }
 

@@ -161,22 +161,6 @@ int cuzk_groth16_verify(const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs, size
     return CUZK_OK;
 }
 
-static int random_bytes(void *buf, size_t n)
-{
-    uint8_t *p = buf;
-    while (n) {
-        ssize_t got = getrandom(p, n, 0);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            return CUZK_EIO;
-        }
-        p += got;
-        n -= (size_t)got;
-    }
-    return CUZK_OK;
-}
-
 int cuzk_groth16_verify_batch(const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs, size_t n_inputs,
                               const cuzk_groth16_proof *proofs, size_t n_proofs, char *err, size_t errlen)
 {
@@ -201,7 +185,7 @@ int cuzk_groth16_verify_batch(const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "verify: out of memory for a batch of %zu", n_proofs);
         goto out;
     }
-    if (random_bytes(z, n_proofs * sizeof *z)) {
+    if (cuzk_random_bytes(z, n_proofs * sizeof *z)) {
         rc = cuzk_fail(err, errlen, CUZK_EIO, "verify: getrandom failed");
         goto out;
     }
