@@ -1,0 +1,443 @@
+/*
+ * fr.cuh — the BLS12-381 scalar field Fr for CUDA kernels.
+ *
+ * Representation. An element is eight 32-bit little-endian limbs of
+ * x·2^256 mod r, fully reduced: byte for byte the host's cuzk_fr (four 64-bit
+ * little-endian limbs of the same Montgomery value), so host arrays are
+ * uploaded and read back unchanged. Every function returns a reduced value.
+ *
+ * Arithmetic. Multiplication is word-serial Montgomery (CIOS, one row per
+ * word a_i: add a_i·b, then m·r with m chosen to clear the low word, then
+ * shift one word) over 32-bit limbs, with the accumulator kept as the sum of
+ * two nine-word numbers U + V: U takes the partial products with the
+ * even-indexed words of b and r, whose (lo, hi) halves fall on the disjoint
+ * word pairs (0,1), (2,3), ..., and V those with odd-indexed words, pairs
+ * (1,2), (3,4), .... Each carry chain therefore adds whole 64-bit products,
+ * which the compiler turns into one IMAD.WIDE.U32.X per product (carry in and
+ * out); with the low and high halves in separate chains it needs two or three
+ * instructions per product. The sum stays below 2r between rows and below
+ * 2r + 2^33·r < 2^288 inside one, so nine words hold each part. r's low word
+ * is 1, hence -r^-1 mod 2^32 = 2^32 - 1 and m = -(U0 + V0); after m·r is
+ * added the two low words sum to 0 or 2^32, and that carry enters the next
+ * row's first chain. One conditional subtraction of r ends it. Squaring is
+ * the product with itself (the NTT squares only while building tables).
+ * Measured on the H200 (docs/design/009-gpu-ntt.md): 48.8 G products/s,
+ * against 38.4 for the same CIOS with separate low/high chains and 36.9 for
+ * plain C with 64-bit intermediates. The reduction's products do not fuse
+ * yet (IMAD.X + IMAD.HI.U32.X each, also with r's words from a kernel
+ * parameter); that is the next 20-25 %.
+ *
+ * Carries. On the device the chains are PTX add.cc/addc/mad.lo.cc/madc.hi
+ * instructions, one volatile asm statement each so that their order (and the
+ * carry flag between them) is kept. The same functions compile for the host,
+ * where a fr_carry variable plays the flag; the host path exists so that the
+ * arithmetic and the kernels' index logic can be checked on a machine without
+ * a GPU (tests/gpu/test_gpu_ntt.cu compares it against cuzk_fr_* as well).
+ */
+#ifndef CUZK_GPU_FR_CUH
+#define CUZK_GPU_FR_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#define FR_FN static __host__ __device__ __forceinline__
+
+/* Full unrolling of the fixed-length limb loops (the host compiler unrolls them itself). */
+#ifdef __CUDA_ARCH__
+#define FR_UNROLL _Pragma("unroll")
+#else
+#define FR_UNROLL
+#endif
+
+struct __align__(16) fr_s
+{
+    uint32_t v[8];
+};
+typedef struct fr_s fr_t;
+
+/* The modulus r in 32-bit limbs, least significant first. */
+#define FR_R0 0x00000001u
+#define FR_R1 0xffffffffu
+#define FR_R2 0xfffe5bfeu
+#define FR_R3 0x53bda402u
+#define FR_R4 0x09a1d805u
+#define FR_R5 0x3339d808u
+#define FR_R6 0x299d7d48u
+#define FR_R7 0x73eda753u
+
+/* The carry flag of the host path; unused on the device (the hardware flag). */
+typedef struct {
+    uint32_t c;
+} fr_carry;
+
+/* ---- carry-chain primitives --------------------------------------------- */
+
+#ifdef __CUDA_ARCH__
+#define FR_ASM2(op, a, b)                                                                                    \
+    do {                                                                                                     \
+        asm volatile(op " %0, %1, %2;" : "=r"(r_) : "r"(a), "r"(b));                                         \
+    } while (0)
+#define FR_ASM3(op, a, b, c)                                                                                 \
+    do {                                                                                                     \
+        asm volatile(op " %0, %1, %2, %3;" : "=r"(r_) : "r"(a), "r"(b), "r"(c));                             \
+    } while (0)
+#endif
+
+/* r = a + b, carry out */
+FR_FN uint32_t add_cc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("add.cc.u32", a, b);
+#else
+    uint64_t s = (uint64_t)a + b;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = a + b + carry, carry out */
+FR_FN uint32_t addc_cc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("addc.cc.u32", a, b);
+#else
+    uint64_t s = (uint64_t)a + b + k->c;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = a + b + carry */
+FR_FN uint32_t addc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("addc.u32", a, b);
+#else
+    r_ = a + b + k->c;
+#endif
+    return r_;
+}
+
+/* r = a - b, borrow out */
+FR_FN uint32_t sub_cc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("sub.cc.u32", a, b);
+#else
+    k->c = a < b;
+    r_ = a - b;
+#endif
+    return r_;
+}
+
+/* r = a - b - borrow, borrow out */
+FR_FN uint32_t subc_cc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("subc.cc.u32", a, b);
+#else
+    uint64_t d = (uint64_t)a - b - k->c;
+    k->c = (uint32_t)(d >> 63);
+    r_ = (uint32_t)d;
+#endif
+    return r_;
+}
+
+/* r = a - b - borrow */
+FR_FN uint32_t subc(fr_carry *k, uint32_t a, uint32_t b)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM2("subc.u32", a, b);
+#else
+    r_ = a - b - k->c;
+#endif
+    return r_;
+}
+
+/* r = lo(a·b) + c, carry out */
+FR_FN uint32_t mad_lo_cc(fr_carry *k, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM3("mad.lo.cc.u32", a, b, c);
+#else
+    uint64_t s = (uint64_t)(uint32_t)(a * b) + c;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = lo(a·b) + c + carry, carry out */
+FR_FN uint32_t madc_lo_cc(fr_carry *k, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM3("madc.lo.cc.u32", a, b, c);
+#else
+    uint64_t s = (uint64_t)(uint32_t)(a * b) + c + k->c;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = hi(a·b) + c, carry out */
+FR_FN uint32_t mad_hi_cc(fr_carry *k, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM3("mad.hi.cc.u32", a, b, c);
+#else
+    uint64_t s = (((uint64_t)a * b) >> 32) + c;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = hi(a·b) + c + carry, carry out */
+FR_FN uint32_t madc_hi_cc(fr_carry *k, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM3("madc.hi.cc.u32", a, b, c);
+#else
+    uint64_t s = (((uint64_t)a * b) >> 32) + c + k->c;
+    k->c = (uint32_t)(s >> 32);
+    r_ = (uint32_t)s;
+#endif
+    return r_;
+}
+
+/* r = hi(a·b) + c + carry */
+FR_FN uint32_t madc_hi(fr_carry *k, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r_;
+#ifdef __CUDA_ARCH__
+    FR_ASM3("madc.hi.u32", a, b, c);
+#else
+    r_ = (uint32_t)(((uint64_t)a * b) >> 32) + c + k->c;
+#endif
+    return r_;
+}
+
+/* ---- elements ------------------------------------------------------------ */
+
+FR_FN fr_t fr_zero(void)
+{
+    fr_t z = {{0, 0, 0, 0, 0, 0, 0, 0}};
+    return z;
+}
+
+/* 1 in Montgomery form: 2^256 mod r. */
+FR_FN fr_t fr_one(void)
+{
+    fr_t o = {{0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau, 0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu,
+               0x1824b159u}};
+    return o;
+}
+
+FR_FN bool fr_is_equal(fr_t a, fr_t b)
+{
+    uint32_t d = 0;
+    FR_UNROLL
+    for (int i = 0; i < 8; i++)
+        d |= a.v[i] ^ b.v[i];
+    return d == 0;
+}
+
+/* t - r if t >= r, else t; t < 2r. */
+FR_FN fr_t fr_reduce_once(const uint32_t t[8])
+{
+    fr_carry k = {0};
+    uint32_t u[8];
+    u[0] = sub_cc(&k, t[0], FR_R0);
+    u[1] = subc_cc(&k, t[1], FR_R1);
+    u[2] = subc_cc(&k, t[2], FR_R2);
+    u[3] = subc_cc(&k, t[3], FR_R3);
+    u[4] = subc_cc(&k, t[4], FR_R4);
+    u[5] = subc_cc(&k, t[5], FR_R5);
+    u[6] = subc_cc(&k, t[6], FR_R6);
+    u[7] = subc_cc(&k, t[7], FR_R7);
+    uint32_t keep = subc(&k, 0, 0); /* all ones when t < r */
+    fr_t r;
+    FR_UNROLL
+    for (int i = 0; i < 8; i++)
+        r.v[i] = (t[i] & keep) | (u[i] & ~keep);
+    return r;
+}
+
+FR_FN fr_t fr_add(fr_t a, fr_t b)
+{
+    fr_carry k = {0};
+    uint32_t t[8];
+    t[0] = add_cc(&k, a.v[0], b.v[0]);
+    t[1] = addc_cc(&k, a.v[1], b.v[1]);
+    t[2] = addc_cc(&k, a.v[2], b.v[2]);
+    t[3] = addc_cc(&k, a.v[3], b.v[3]);
+    t[4] = addc_cc(&k, a.v[4], b.v[4]);
+    t[5] = addc_cc(&k, a.v[5], b.v[5]);
+    t[6] = addc_cc(&k, a.v[6], b.v[6]);
+    t[7] = addc(&k, a.v[7], b.v[7]); /* a + b < 2r < 2^256 */
+    return fr_reduce_once(t);
+}
+
+FR_FN fr_t fr_sub(fr_t a, fr_t b)
+{
+    fr_carry k = {0};
+    uint32_t t[8];
+    t[0] = sub_cc(&k, a.v[0], b.v[0]);
+    t[1] = subc_cc(&k, a.v[1], b.v[1]);
+    t[2] = subc_cc(&k, a.v[2], b.v[2]);
+    t[3] = subc_cc(&k, a.v[3], b.v[3]);
+    t[4] = subc_cc(&k, a.v[4], b.v[4]);
+    t[5] = subc_cc(&k, a.v[5], b.v[5]);
+    t[6] = subc_cc(&k, a.v[6], b.v[6]);
+    t[7] = subc_cc(&k, a.v[7], b.v[7]);
+    uint32_t m = subc(&k, 0, 0); /* all ones on borrow: add r back */
+    fr_t r;
+    r.v[0] = add_cc(&k, t[0], FR_R0 & m);
+    r.v[1] = addc_cc(&k, t[1], FR_R1 & m);
+    r.v[2] = addc_cc(&k, t[2], FR_R2 & m);
+    r.v[3] = addc_cc(&k, t[3], FR_R3 & m);
+    r.v[4] = addc_cc(&k, t[4], FR_R4 & m);
+    r.v[5] = addc_cc(&k, t[5], FR_R5 & m);
+    r.v[6] = addc_cc(&k, t[6], FR_R6 & m);
+    r.v[7] = addc(&k, t[7], FR_R7 & m);
+    return r;
+}
+
+/* Adds ai·(w0, w2, w4, w6) into u[0..7] as four (lo, hi) pairs, carry into u[8]; CC carries in. */
+FR_FN void fr_pairs_even(fr_carry *k, uint32_t u[9], uint32_t ai, uint32_t w0, uint32_t w2, uint32_t w4,
+                         uint32_t w6)
+{
+    u[0] = madc_lo_cc(k, ai, w0, u[0]);
+    u[1] = madc_hi_cc(k, ai, w0, u[1]);
+    u[2] = madc_lo_cc(k, ai, w2, u[2]);
+    u[3] = madc_hi_cc(k, ai, w2, u[3]);
+    u[4] = madc_lo_cc(k, ai, w4, u[4]);
+    u[5] = madc_hi_cc(k, ai, w4, u[5]);
+    u[6] = madc_lo_cc(k, ai, w6, u[6]);
+    u[7] = madc_hi_cc(k, ai, w6, u[7]);
+    u[8] = addc(k, u[8], 0);
+}
+
+/* Adds ai·(w1, w3, w5, w7)·2^32 into v[1..8] as four (lo, hi) pairs; no carry in or out. */
+FR_FN void fr_pairs_odd(fr_carry *k, uint32_t v[9], uint32_t ai, uint32_t w1, uint32_t w3, uint32_t w5,
+                        uint32_t w7)
+{
+    v[1] = mad_lo_cc(k, ai, w1, v[1]);
+    v[2] = madc_hi_cc(k, ai, w1, v[2]);
+    v[3] = madc_lo_cc(k, ai, w3, v[3]);
+    v[4] = madc_hi_cc(k, ai, w3, v[4]);
+    v[5] = madc_lo_cc(k, ai, w5, v[5]);
+    v[6] = madc_hi_cc(k, ai, w5, v[6]);
+    v[7] = madc_lo_cc(k, ai, w7, v[7]);
+    v[8] = madc_hi(k, ai, w7, v[8]);
+}
+
+/*
+ * Even/odd Montgomery multiplication. The accumulator is the sum U + V of two
+ * nine-word numbers: U takes the products with even-indexed words (their
+ * (lo, hi) halves land on non-overlapping word pairs 0-1, 2-3, ...), V those
+ * with odd-indexed words (pairs 1-2, 3-4, ...), so every chain adds whole
+ * 64-bit products. m = -(U0 + V0); after m·r is added the two low words sum
+ * to 0 or 2^32, and that carry rides into the next row's U chain.
+ */
+FR_FN fr_t fr_mul_rw(fr_t a, fr_t b, const uint32_t rw[8])
+{
+    fr_carry k = {0};
+    uint32_t u[9], v[9];
+    uint32_t a0 = a.v[0];
+    u[0] = a0 * b.v[0];
+    u[1] = (uint32_t)(((uint64_t)a0 * b.v[0]) >> 32);
+    u[2] = a0 * b.v[2];
+    u[3] = (uint32_t)(((uint64_t)a0 * b.v[2]) >> 32);
+    u[4] = a0 * b.v[4];
+    u[5] = (uint32_t)(((uint64_t)a0 * b.v[4]) >> 32);
+    u[6] = a0 * b.v[6];
+    u[7] = (uint32_t)(((uint64_t)a0 * b.v[6]) >> 32);
+    u[8] = 0;
+    v[0] = 0;
+    v[1] = a0 * b.v[1];
+    v[2] = (uint32_t)(((uint64_t)a0 * b.v[1]) >> 32);
+    v[3] = a0 * b.v[3];
+    v[4] = (uint32_t)(((uint64_t)a0 * b.v[3]) >> 32);
+    v[5] = a0 * b.v[5];
+    v[6] = (uint32_t)(((uint64_t)a0 * b.v[5]) >> 32);
+    v[7] = a0 * b.v[7];
+    v[8] = (uint32_t)(((uint64_t)a0 * b.v[7]) >> 32);
+    FR_UNROLL
+    for (int i = 0; i < 8; i++) {
+        if (i > 0) {
+            fr_pairs_even(&k, u, a.v[i], b.v[0], b.v[2], b.v[4], b.v[6]);
+            fr_pairs_odd(&k, v, a.v[i], b.v[1], b.v[3], b.v[5], b.v[7]);
+        } else {
+            (void)add_cc(&k, 0, 0); /* no carry into row 0's reduction */
+        }
+        uint32_t m = 0u - u[0] - v[0];
+        fr_pairs_even(&k, u, m, rw[0], rw[2], rw[4], rw[6]);
+        fr_pairs_odd(&k, v, m, rw[1], rw[3], rw[5], rw[7]);
+        (void)add_cc(&k, u[0], v[0]); /* 0 or 2^32: the carry for the next chain */
+        FR_UNROLL
+        for (int j = 0; j < 8; j++) {
+            u[j] = u[j + 1];
+            v[j] = v[j + 1];
+        }
+        u[8] = 0;
+        v[8] = 0;
+    }
+    uint32_t t[8];
+    t[0] = addc_cc(&k, u[0], v[0]);
+    t[1] = addc_cc(&k, u[1], v[1]);
+    t[2] = addc_cc(&k, u[2], v[2]);
+    t[3] = addc_cc(&k, u[3], v[3]);
+    t[4] = addc_cc(&k, u[4], v[4]);
+    t[5] = addc_cc(&k, u[5], v[5]);
+    t[6] = addc_cc(&k, u[6], v[6]);
+    t[7] = addc(&k, u[7], v[7]);
+    return fr_reduce_once(t);
+}
+
+/* a·b·2^-256 mod r with the words of r as immediates. fr_mul_rw takes the
+ * words (rw = r, whose low word 1 the reduction relies on) as arguments, for
+ * callers that want them in registers. */
+FR_FN fr_t fr_mul(fr_t a, fr_t b)
+{
+    const uint32_t rw[8] = {FR_R0, FR_R1, FR_R2, FR_R3, FR_R4, FR_R5, FR_R6, FR_R7};
+    return fr_mul_rw(a, b, rw);
+}
+
+FR_FN fr_t fr_sqr(fr_t a)
+{
+    return fr_mul(a, a);
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* 32-byte element as two 16-byte accesses (p is 32-byte aligned in practice, 16 required). */
+FR_FN fr_t fr_load(const fr_t *p)
+{
+    const uint4 *q = (const uint4 *)p;
+    uint4 lo = q[0], hi = q[1];
+    fr_t r = {{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}};
+    return r;
+}
+
+FR_FN void fr_store(fr_t *p, fr_t a)
+{
+    uint4 *q = (uint4 *)p;
+    q[0] = make_uint4(a.v[0], a.v[1], a.v[2], a.v[3]);
+    q[1] = make_uint4(a.v[4], a.v[5], a.v[6], a.v[7]);
+}
+
+#endif
