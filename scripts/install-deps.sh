@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what cuzk needs to build and test on Debian 12 (run as root, or with sudo available).
 # Idempotent: what is already present is left alone. Node.js and npm are needed only by the
-# tests that run snarkjs as an independent verifier (scripts/fixtures, `npm ci`).
+# tests that run snarkjs as an independent verifier (scripts/fixtures, `npm ci`). clang and its runtime
+# libraries (libFuzzer, the sanitizers) build the fuzz targets that scripts/fuzz.sh runs.
 set -euo pipefail
-pkgs=(build-essential cmake libgmp-dev ca-certificates)
+pkgs=(build-essential cmake libgmp-dev ca-certificates clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
