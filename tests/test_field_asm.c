@@ -11,6 +11,13 @@
  * values with some limbs forced to 0 or 2^64-1. In a build without the
  * assembly (CUZK_ASM=OFF) or on a CPU without ADX the _adx entry points run
  * the portable code, and the test still checks everything else.
+ *
+ * The assembly addition, subtraction, negation and doubling (_asm entry
+ * points) are checked the same way against mont.h (_portable), for every
+ * pair of edge values and 10^5 random pairs, each also with the output
+ * aliasing an input and with a = b; so are the public functions, whichever
+ * path they take. Without CUZK_ASM the _asm entry points are the portable
+ * code too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +227,197 @@ static void check_fr_mul(void)
     CHECK(bad == 0, "fr random pairs");
 }
 
+typedef void (*op2_fn)(uint64_t *r, const uint64_t *a, const uint64_t *b);
+typedef void (*op1_fn)(uint64_t *r, const uint64_t *a);
+
+/* One field's add/sub/neg/dbl: [0] the path under test, [1] the portable reference. */
+typedef struct {
+    const char *name;
+    int n;
+    const uint64_t *m;
+    op2_fn add[2], sub[2];
+    op1_fn neg[2], dbl[2];
+} addsub_impl;
+
+/* The public functions on raw limbs. */
+static void pub_fp_add(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    cuzk_fp x, y;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    cuzk_fp_add(&x, &x, &y);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fp_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    cuzk_fp x, y;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    cuzk_fp_sub(&x, &x, &y);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fp_neg(uint64_t *r, const uint64_t *a)
+{
+    cuzk_fp x;
+    memcpy(x.l, a, sizeof x.l);
+    cuzk_fp_neg(&x, &x);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fp_dbl(uint64_t *r, const uint64_t *a)
+{
+    cuzk_fp x;
+    memcpy(x.l, a, sizeof x.l);
+    cuzk_fp_dbl(&x, &x);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fr_add(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    cuzk_fr x, y;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    cuzk_fr_add(&x, &x, &y);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fr_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    cuzk_fr x, y;
+    memcpy(x.l, a, sizeof x.l);
+    memcpy(y.l, b, sizeof y.l);
+    cuzk_fr_sub(&x, &x, &y);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fr_neg(uint64_t *r, const uint64_t *a)
+{
+    cuzk_fr x;
+    memcpy(x.l, a, sizeof x.l);
+    cuzk_fr_neg(&x, &x);
+    memcpy(r, x.l, sizeof x.l);
+}
+static void pub_fr_dbl(uint64_t *r, const uint64_t *a)
+{
+    cuzk_fr x;
+    memcpy(x.l, a, sizeof x.l);
+    cuzk_fr_dbl(&x, &x);
+    memcpy(r, x.l, sizeof x.l);
+}
+
+/* Runs every operation of f on (a, b), plainly, in place and with a = b;
+ * returns the number of results that differ from the reference. */
+static int addsub_pair(const addsub_impl *f, const uint64_t *a, const uint64_t *b)
+{
+    int n = f->n, bad = 0;
+    uint64_t want[6], got[6], x[6];
+    op2_fn op2[2][2] = {{f->add[0], f->add[1]}, {f->sub[0], f->sub[1]}};
+    for (int k = 0; k < 2; k++) {
+        op2[k][1](want, a, b);
+        op2[k][0](got, a, b);
+        bad += !same(got, want, n);
+        memcpy(x, a, sizeof x); /* r = a */
+        op2[k][0](x, x, b);
+        bad += !same(x, want, n);
+        memcpy(x, b, sizeof x); /* r = b */
+        op2[k][0](x, a, x);
+        bad += !same(x, want, n);
+        op2[k][1](want, a, a); /* a = b, and r = a = b */
+        op2[k][0](got, a, a);
+        bad += !same(got, want, n);
+        memcpy(x, a, sizeof x);
+        op2[k][0](x, x, x);
+        bad += !same(x, want, n);
+    }
+    op1_fn op1[2][2] = {{f->neg[0], f->neg[1]}, {f->dbl[0], f->dbl[1]}};
+    for (int k = 0; k < 2; k++) {
+        op1[k][1](want, a);
+        op1[k][0](got, a);
+        bad += !same(got, want, n);
+        memcpy(x, a, sizeof x);
+        op1[k][0](x, x);
+        bad += !same(x, want, n);
+    }
+    f->dbl[1](want, a); /* dbl is add(a, a) */
+    f->add[1](got, a, a);
+    bad += !same(got, want, n);
+    return bad;
+}
+
+static void check_addsub(const addsub_impl *f)
+{
+    static uint64_t edges[MAX_EDGES][6];
+    int ne = edge_values(edges, f->m, f->n);
+    for (int i = 0; i < ne; i++)
+        for (int j = 0; j < ne; j++)
+            CHECK(addsub_pair(f, edges[i], edges[j]) == 0, "%s add/sub/neg/dbl edges %d, %d", f->name, i, j);
+    long bad = 0;
+    for (int i = 0; i < RANDOM_PAIRS && !bad; i++) {
+        uint64_t a[6] = {0}, b[6] = {0};
+        if (i & 1) {
+            for (int k = 0; k < f->n; k++) {
+                a[k] = test_rand64();
+                b[k] = test_rand64();
+            }
+            reduce(a, f->m, f->n);
+            reduce(b, f->m, f->n);
+        } else {
+            rand_structured(a, f->m, f->n);
+            rand_structured(b, f->m, f->n);
+        }
+        bad += addsub_pair(f, a, b);
+        if (bad)
+            CHECK(false, "%s add/sub/neg/dbl random pair %d differs", f->name, i);
+    }
+    CHECK(bad == 0, "%s add/sub/neg/dbl random pairs", f->name);
+    /* a long dependent chain through both paths */
+    uint64_t u[2][6] = {{0}}, v[6] = {0};
+    rand_structured(u[0], f->m, f->n);
+    rand_structured(v, f->m, f->n);
+    memcpy(u[1], u[0], sizeof u[0]);
+    for (int i = 0; i < 20000; i++)
+        for (int p = 0; p < 2; p++) {
+            f->add[p](u[p], u[p], v);
+            f->dbl[p](u[p], u[p]);
+            f->sub[p](u[p], v, u[p]);
+            f->neg[p](u[p], u[p]);
+            f->sub[p](u[p], u[p], v);
+        }
+    CHECK(same(u[0], u[1], f->n), "%s add/sub/neg/dbl chain", f->name);
+}
+
+static void check_addsub_all(void)
+{
+    const addsub_impl impls[] = {
+        {"fp asm",
+         6,
+         P,
+         {cuzk_fp_add_asm, cuzk_fp_add_portable},
+         {cuzk_fp_sub_asm, cuzk_fp_sub_portable},
+         {cuzk_fp_neg_asm, cuzk_fp_neg_portable},
+         {cuzk_fp_dbl_asm, cuzk_fp_dbl_portable}},
+        {"fp public",
+         6,
+         P,
+         {pub_fp_add, cuzk_fp_add_portable},
+         {pub_fp_sub, cuzk_fp_sub_portable},
+         {pub_fp_neg, cuzk_fp_neg_portable},
+         {pub_fp_dbl, cuzk_fp_dbl_portable}},
+        {"fr asm",
+         4,
+         R,
+         {cuzk_fr_add_asm, cuzk_fr_add_portable},
+         {cuzk_fr_sub_asm, cuzk_fr_sub_portable},
+         {cuzk_fr_neg_asm, cuzk_fr_neg_portable},
+         {cuzk_fr_dbl_asm, cuzk_fr_dbl_portable}},
+        {"fr public",
+         4,
+         R,
+         {pub_fr_add, cuzk_fr_add_portable},
+         {pub_fr_sub, cuzk_fr_sub_portable},
+         {pub_fr_neg, cuzk_fr_neg_portable},
+         {pub_fr_dbl, cuzk_fr_dbl_portable}},
+    };
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        check_addsub(&impls[i]);
+}
+
 static void check_divsteps(void)
 {
     long bad = 0;
@@ -345,8 +543,11 @@ int main(void)
            cuzk_arith_asm_active() ? "yes" : "no");
     if (!(cuzk_arith_asm_compiled() && cuzk_arith_cpu_has_adx()))
         printf("test_field_asm: the _adx entry points run the portable code here\n");
+    if (!cuzk_arith_asm_compiled())
+        printf("test_field_asm: so do the _asm add/sub/neg/dbl entry points\n");
     check_fp_mul();
     check_fr_mul();
+    check_addsub_all();
     check_divsteps();
     check_inv();
     return test_finish("test_field_asm");

@@ -4,7 +4,9 @@
  * Montgomery form with R = 2^384 over six 64-bit limbs; the arithmetic is the
  * shared code in mont.h specialised for n = 6. Multiplication and squaring go
  * through fp_mul_raw(), the one place where the optional x86-64 MULX/ADX code
- * (fp_asm.h, switch CUZK_ASM) replaces the portable loop.
+ * (fp_asm.h, switch CUZK_ASM) replaces the portable loop; addition,
+ * subtraction, negation and doubling go through the inline arith_fp_* of
+ * fp_asm.h, which take its ADD/ADC code under the same build switch.
  *
  * Square roots use p = 3 (mod 4): sqrt(a) = a^((p+1)/4), checked by squaring.
  * Inversion runs the variable-time binary GCD of mont.h (Bernstein–Yang
@@ -65,10 +67,57 @@ static inline __attribute__((always_inline)) void fp_sqr_raw(uint64_t *r, const 
     cuzk_fp_sqr_portable(r, a);
 }
 
-void cuzk_fp_add(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { mont_add(r->l, a->l, b->l, CUZK_P, N); }
-void cuzk_fp_sub(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { mont_sub(r->l, a->l, b->l, CUZK_P, N); }
-void cuzk_fp_neg(cuzk_fp *r, const cuzk_fp *a) { mont_neg(r->l, a->l, CUZK_P, N); }
-void cuzk_fp_dbl(cuzk_fp *r, const cuzk_fp *a) { mont_add(r->l, a->l, a->l, CUZK_P, N); }
+void cuzk_fp_add(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b)
+{
+    arith_fp_add(r->l, a->l, b->l);
+}
+void cuzk_fp_sub(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b)
+{
+    arith_fp_sub(r->l, a->l, b->l);
+}
+void cuzk_fp_neg(cuzk_fp *r, const cuzk_fp *a)
+{
+    arith_fp_neg(r->l, a->l);
+}
+void cuzk_fp_dbl(cuzk_fp *r, const cuzk_fp *a)
+{
+    arith_fp_dbl(r->l, a->l);
+}
+
+/* Explicit paths for the tests (fp_asm.h). */
+void cuzk_fp_add_portable(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    mont_add(r, a, b, CUZK_P, N);
+}
+void cuzk_fp_sub_portable(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    mont_sub(r, a, b, CUZK_P, N);
+}
+void cuzk_fp_neg_portable(uint64_t r[6], const uint64_t a[6])
+{
+    mont_neg(r, a, CUZK_P, N);
+}
+void cuzk_fp_dbl_portable(uint64_t r[6], const uint64_t a[6])
+{
+    mont_add(r, a, a, CUZK_P, N);
+}
+
+void cuzk_fp_add_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    arith_fp_add(r, a, b);
+}
+void cuzk_fp_sub_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    arith_fp_sub(r, a, b);
+}
+void cuzk_fp_neg_asm(uint64_t r[6], const uint64_t a[6])
+{
+    arith_fp_neg(r, a);
+}
+void cuzk_fp_dbl_asm(uint64_t r[6], const uint64_t a[6])
+{
+    arith_fp_dbl(r, a);
+}
 void cuzk_fp_mul(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) { fp_mul_raw(r->l, a->l, b->l); }
 void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a) { fp_sqr_raw(r->l, a->l); }
 

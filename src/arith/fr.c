@@ -6,7 +6,8 @@
  * generates Fr*, so 7^t is a primitive 2^32-th root of unity: it drives
  * Tonelli–Shanks here and every NTT domain (ntt.c).
  *
- * Multiplication takes the MULX/ADX path of fp_asm.h when it is active;
+ * Multiplication takes the MULX/ADX path of fp_asm.h when it is active, and
+ * addition and subtraction its ADD/ADC code when it is compiled in;
  * inversion is the variable-time divstep GCD of mont.h followed by one
  * multiplication by R^3, as in fp.c, with Fermat's a^(r-2) kept as
  * cuzk_fr_inv_fermat() for the tests.
@@ -32,10 +33,57 @@ const cuzk_fr CUZK_FR_ONE = {{0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fef
                               0x1824b159acc5056f}};
 #define TWO_ADICITY 32
 
-void cuzk_fr_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { mont_add(r->l, a->l, b->l, CUZK_R, N); }
-void cuzk_fr_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) { mont_sub(r->l, a->l, b->l, CUZK_R, N); }
-void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a) { mont_neg(r->l, a->l, CUZK_R, N); }
-void cuzk_fr_dbl(cuzk_fr *r, const cuzk_fr *a) { mont_add(r->l, a->l, a->l, CUZK_R, N); }
+void cuzk_fr_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
+{
+    arith_fr_add(r->l, a->l, b->l);
+}
+void cuzk_fr_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
+{
+    arith_fr_sub(r->l, a->l, b->l);
+}
+void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a)
+{
+    arith_fr_neg(r->l, a->l);
+}
+void cuzk_fr_dbl(cuzk_fr *r, const cuzk_fr *a)
+{
+    arith_fr_dbl(r->l, a->l);
+}
+
+/* Explicit paths for the tests (fp_asm.h). */
+void cuzk_fr_add_portable(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    mont_add(r, a, b, CUZK_R, N);
+}
+void cuzk_fr_sub_portable(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    mont_sub(r, a, b, CUZK_R, N);
+}
+void cuzk_fr_neg_portable(uint64_t r[4], const uint64_t a[4])
+{
+    mont_neg(r, a, CUZK_R, N);
+}
+void cuzk_fr_dbl_portable(uint64_t r[4], const uint64_t a[4])
+{
+    mont_add(r, a, a, CUZK_R, N);
+}
+
+void cuzk_fr_add_asm(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    arith_fr_add(r, a, b);
+}
+void cuzk_fr_sub_asm(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
+{
+    arith_fr_sub(r, a, b);
+}
+void cuzk_fr_neg_asm(uint64_t r[4], const uint64_t a[4])
+{
+    arith_fr_neg(r, a);
+}
+void cuzk_fr_dbl_asm(uint64_t r[4], const uint64_t a[4])
+{
+    arith_fr_dbl(r, a);
+}
 /* The portable product, out of line so that the assembly path's frame stays small. */
 void cuzk_fr_mul_portable(uint64_t r[4], const uint64_t a[4], const uint64_t b[4])
 {

@@ -23,29 +23,42 @@ typedef unsigned __int128 u128;
 #define MONT_INLINE static inline __attribute__((always_inline))
 #define MONT_MAXN 6
 
+/*
+ * Carry and borrow in and out are 0 or 1. They are plain 64-bit comparisons:
+ * gcc 12 compiles the __int128 form of the same thing into register pairs
+ * that it zeroes, adds and spills limb by limb.
+ */
 MONT_INLINE uint64_t mont_adc(uint64_t a, uint64_t b, uint64_t *carry)
 {
-    u128 t = (u128)a + b + *carry;
-    *carry = (uint64_t)(t >> 64);
-    return (uint64_t)t;
+    uint64_t s = a + *carry, c = s < a;
+    s += b;
+    *carry = c + (s < b);
+    return s;
 }
 
 MONT_INLINE uint64_t mont_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
 {
-    u128 t = (u128)a - b - *borrow;
-    *borrow = (uint64_t)(t >> 64) & 1;
-    return (uint64_t)t;
+    uint64_t d = a - b, br = a < b;
+    uint64_t e = d - *borrow;
+    *borrow = br + (d < *borrow);
+    return e;
 }
 
-/* r = t - m if t >= m else t (t < 2m). */
+/*
+ * r = t - m if t >= m else t (t < 2m). The subtraction is undone by adding m
+ * back under the borrow mask rather than by selecting between t and t - m:
+ * gcc's SLP vectorizer turns a select over two limb arrays into SSE code that
+ * reads the limbs back through the stack just after storing them (a
+ * store-to-load forwarding stall), while a carry chain stays scalar.
+ */
 MONT_INLINE void mont_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *m, int n)
 {
-    uint64_t s[MONT_MAXN], br = 0;
+    uint64_t s[MONT_MAXN], br = 0, c = 0;
     for (int i = 0; i < n; i++)
         s[i] = mont_sbb(t[i], m[i], &br);
-    uint64_t keep_t = (uint64_t)0 - br; /* borrow => t < m => keep t */
+    uint64_t mask = (uint64_t)0 - br; /* borrow => t < m => add m back */
     for (int i = 0; i < n; i++)
-        r[i] = (t[i] & keep_t) | (s[i] & ~keep_t);
+        r[i] = mont_adc(s[i], m[i] & mask, &c);
 }
 
 MONT_INLINE void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, int n)

@@ -30,20 +30,18 @@
  * 256 KiB for any size up to 2^28, where a full table would take 4 GiB.
  *
  * Arithmetic. Multiplication is cuzk_fr_mul (MULX/ADX when the CPU has it);
- * addition and subtraction are local carry-chain versions, cheaper than the
- * __int128 helpers of mont.h under GCC 12. The transform is bound by
- * multiplications, not memory, on the machines measured.
+ * addition and subtraction are the inline Fr forms of arith/fp_asm.h (the
+ * x86-64 ADD/ADC and CMOV code when the assembly is compiled in), so the
+ * butterflies keep them in registers without a call. The transform is bound
+ * by multiplications, not memory, on the machines measured.
  */
 #include "cuzk/ntt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith/fp_asm.h"
 #include "arith/mont.h"
-
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 #define LG_BLOCK_DEFAULT 12
 #define LG_RADIX_DEFAULT 8
@@ -60,45 +58,15 @@ static inline void f_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
     cuzk_fr_mul(r, a, b);
 }
 
-#if defined(__x86_64__)
-/* Carry-chain add/sub: GCC keeps these in registers, where the __int128 forms
- * of mont.h spill their intermediates (2.4x the instructions in the butterfly
- * loops, ~8% of a 2^20 transform). r < 2^255, so a + b never overflows. */
 static inline void f_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
 {
-    unsigned long long t[4], u[4];
-    unsigned char c = 0, br = 0;
-    for (int i = 0; i < 4; i++)
-        c = _addcarry_u64(c, a->l[i], b->l[i], &t[i]);
-    for (int i = 0; i < 4; i++)
-        br = _subborrow_u64(br, t[i], CUZK_R[i], &u[i]);
-    uint64_t keep = (uint64_t)0 - br; /* borrow: t < r, keep t */
-    for (int i = 0; i < 4; i++)
-        r->l[i] = (t[i] & keep) | (u[i] & ~keep);
+    arith_fr_add(r->l, a->l, b->l);
 }
 
 static inline void f_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
 {
-    unsigned long long t[4], u[4];
-    unsigned char br = 0, c = 0;
-    for (int i = 0; i < 4; i++)
-        br = _subborrow_u64(br, a->l[i], b->l[i], &t[i]);
-    uint64_t mask = (uint64_t)0 - br; /* borrow: add r back */
-    for (int i = 0; i < 4; i++)
-        c = _addcarry_u64(c, t[i], CUZK_R[i] & mask, &u[i]);
-    for (int i = 0; i < 4; i++)
-        r->l[i] = u[i];
+    arith_fr_sub(r->l, a->l, b->l);
 }
-#else
-static inline void f_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
-{
-    mont_add(r->l, a->l, b->l, CUZK_R, 4);
-}
-static inline void f_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b)
-{
-    mont_sub(r->l, a->l, b->l, CUZK_R, 4);
-}
-#endif
 
 /* a, b <- a + b, (a - b)·w */
 static inline void bfly_dif(cuzk_fr *a, cuzk_fr *b, const cuzk_fr *w)
