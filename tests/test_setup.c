@@ -211,18 +211,24 @@ static void circuit_random(circuit *c, const shape *s)
         random_lc(&c->cs.b, s, 1, c->z, &bv);
         cuzk_fr_mul(&p, &av, &bv);
         size_t extra = test_rand64() % 3;
+        size_t own = s->naux ? s->nin + j % s->naux : 0;
+        cuzk_fr own_sum = CUZK_FR_ZERO; /* the own variable's total coefficient in this C row */
         for (size_t k = 0; k < extra; k++) {
             size_t v = test_rand64() % nv;
             test_rand_fr(&f);
             csr_push(&c->cs.c, v, &f);
             cuzk_fr_mul(&t, &f, &c->z[v]);
             cuzk_fr_add(&cv, &cv, &t);
+            if (v == own)
+                cuzk_fr_add(&own_sum, &own_sum, &f);
         }
-        size_t own = s->naux ? s->nin + j % s->naux : 0;
         cuzk_fr_sub(&f, &p, &cv);
         cuzk_fr_mul(&f, &f, &zinv[own]);
         csr_push(&c->cs.c, own, &f);
-        if (cuzk_fr_is_zero(&f) && own) { /* keep the own variable constrained: + own - z_own · ONE */
+        cuzk_fr_add(&own_sum, &own_sum, &f);
+        /* An extra term on the own variable can cancel its fix-up (e.g. A·B = 0 in
+         * a tricky row); keep it constrained with + own - z_own · ONE. */
+        if (cuzk_fr_is_zero(&own_sum) && own) {
             csr_push(&c->cs.c, own, &CUZK_FR_ONE);
             cuzk_fr_neg(&t, &c->z[own]);
             csr_push(&c->cs.c, 0, &t);
