@@ -83,6 +83,23 @@ static int reject_identity(unsigned flags, const char *name, char *err, size_t e
     return CUZK_OK;
 }
 
+/* The start every decoder shares: the flag bits, then the identity, which is
+ * zeroed into out (the in-memory identity) or refused. *done says whether the
+ * caller should return rc now. */
+static int decode_prologue(const uint8_t *in, size_t n, bool compressed, const char *name, unsigned flags,
+                           void *out, size_t outsize, bool *done, char *err, size_t errlen)
+{
+    bool inf = false;
+    int rc = check_flags(in, n, compressed, name, &inf, err, errlen);
+    *done = rc != CUZK_OK || inf;
+    if (rc != CUZK_OK || !inf)
+        return rc;
+    if ((rc = reject_identity(flags, name, err, errlen)))
+        return rc;
+    memset(out, 0, outsize);
+    return CUZK_OK;
+}
+
 /* x < p for canonical limbs x. */
 static bool fp_limbs_lt_p(const uint64_t x[6])
 {
@@ -163,16 +180,10 @@ void cuzk_g1_compress(uint8_t out[48], const cuzk_g1_affine *a)
 int cuzk_g1_deserialize(cuzk_g1_affine *out, const uint8_t in[96], unsigned flags, char *err, size_t errlen)
 {
     static const char name[] = "g1 uncompressed";
-    bool inf = false;
-    int rc = check_flags(in, 96, false, name, &inf, err, errlen);
-    if (rc)
+    bool done;
+    int rc = decode_prologue(in, 96, false, name, flags, out, sizeof *out, &done, err, errlen);
+    if (done)
         return rc;
-    if (inf) {
-        if ((rc = reject_identity(flags, name, err, errlen)))
-            return rc;
-        memset(out, 0, sizeof *out);
-        return CUZK_OK;
-    }
     cuzk_g1_affine p;
     if ((rc = read_fp_be(&p.x, in, true, "g1 uncompressed: x", err, errlen)) ||
         (rc = read_fp_be(&p.y, in + 48, false, "g1 uncompressed: y", err, errlen)))
@@ -183,16 +194,10 @@ int cuzk_g1_deserialize(cuzk_g1_affine *out, const uint8_t in[96], unsigned flag
 int cuzk_g1_uncompress(cuzk_g1_affine *out, const uint8_t in[48], unsigned flags, char *err, size_t errlen)
 {
     static const char name[] = "g1 compressed";
-    bool inf = false;
-    int rc = check_flags(in, 48, true, name, &inf, err, errlen);
-    if (rc)
+    bool done;
+    int rc = decode_prologue(in, 48, true, name, flags, out, sizeof *out, &done, err, errlen);
+    if (done)
         return rc;
-    if (inf) {
-        if ((rc = reject_identity(flags, name, err, errlen)))
-            return rc;
-        memset(out, 0, sizeof *out);
-        return CUZK_OK;
-    }
     cuzk_g1_affine p;
     if ((rc = read_fp_be(&p.x, in, true, "g1 compressed: x", err, errlen)))
         return rc;
@@ -288,16 +293,10 @@ void cuzk_g2_compress(uint8_t out[96], const cuzk_g2_affine *a)
 int cuzk_g2_deserialize(cuzk_g2_affine *out, const uint8_t in[192], unsigned flags, char *err, size_t errlen)
 {
     static const char name[] = "g2 uncompressed";
-    bool inf = false;
-    int rc = check_flags(in, 192, false, name, &inf, err, errlen);
-    if (rc)
+    bool done;
+    int rc = decode_prologue(in, 192, false, name, flags, out, sizeof *out, &done, err, errlen);
+    if (done)
         return rc;
-    if (inf) {
-        if ((rc = reject_identity(flags, name, err, errlen)))
-            return rc;
-        memset(out, 0, sizeof *out);
-        return CUZK_OK;
-    }
     cuzk_g2_affine p;
     if ((rc = read_fp_be(&p.x.c1, in, true, "g2 uncompressed: x.c1", err, errlen)) ||
         (rc = read_fp_be(&p.x.c0, in + 48, false, "g2 uncompressed: x.c0", err, errlen)) ||
@@ -310,16 +309,10 @@ int cuzk_g2_deserialize(cuzk_g2_affine *out, const uint8_t in[192], unsigned fla
 int cuzk_g2_uncompress(cuzk_g2_affine *out, const uint8_t in[96], unsigned flags, char *err, size_t errlen)
 {
     static const char name[] = "g2 compressed";
-    bool inf = false;
-    int rc = check_flags(in, 96, true, name, &inf, err, errlen);
-    if (rc)
+    bool done;
+    int rc = decode_prologue(in, 96, true, name, flags, out, sizeof *out, &done, err, errlen);
+    if (done)
         return rc;
-    if (inf) {
-        if ((rc = reject_identity(flags, name, err, errlen)))
-            return rc;
-        memset(out, 0, sizeof *out);
-        return CUZK_OK;
-    }
     cuzk_g2_affine p;
     if ((rc = read_fp_be(&p.x.c1, in, true, "g2 compressed: x.c1", err, errlen)) ||
         (rc = read_fp_be(&p.x.c0, in + 48, false, "g2 compressed: x.c0", err, errlen)))
