@@ -10,6 +10,10 @@
  * - For the circom fixtures, the r1cs reader's own witness check
  *   (cuzk_snarkjs_r1cs_check, separate code) and the committed witnesses,
  *   which snarkjs checked with `snarkjs wtns check` when they were made.
+ * - For the compact coefficient form: the plain form of the same matrices
+ *   (a copy made here); every coefficient read through the accessor, every
+ *   evaluation, check, density bitmap and QAP evaluation (setup.c) must be
+ *   identical between the two.
  * Every random case draws a fresh seed (printed; CUZK_TEST_SEED replays).
  * Multi-threaded results must equal single-threaded ones exactly.
  */
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include "cuzk/cs.h"
+#include "cuzk/setup.h"
 #include "cuzk/snarkjs.h"
 #include "testutil.h"
 
@@ -48,7 +53,7 @@ static void dense_init(dense *d, const cuzk_cs *cs)
     const cuzk_csr *m[3] = {&cs->a, &cs->b, &cs->c};
     for (int i = 0; i < 3; i++) {
         d->m[i] = malloc((d->rows * d->vars > 0 ? d->rows * d->vars : 1) * sizeof(cuzk_fr));
-        dense_from_csr(d->m[i], m[i]->row, m[i]->col, m[i]->val, d->rows, d->vars);
+        dense_from_csr(d->m[i], m[i]->row, m[i]->col, m[i]->val, d->rows, d->vars); /* plain form here */
     }
 }
 
@@ -167,13 +172,213 @@ static void check_density(const cuzk_cs *cs, const dense *d, const char *what)
     free(b_aux);
 }
 
+/* ---- the compact form ---------------------------------------------------------------- */
+
+/* A deep copy of a plain cs (written here, so the compact conversion has an untouched twin). */
+static void copy_plain(cuzk_cs *out, const cuzk_cs *cs)
+{
+    *out = *cs;
+    const cuzk_csr *src[3] = {&cs->a, &cs->b, &cs->c};
+    cuzk_csr *dst[3] = {&out->a, &out->b, &out->c};
+    for (int i = 0; i < 3; i++) {
+        memset(dst[i], 0, sizeof *dst[i]);
+        dst[i]->nnz = src[i]->nnz;
+        dst[i]->row = malloc((cs->n_constraints + 1) * sizeof *dst[i]->row);
+        dst[i]->col = malloc((src[i]->nnz + 1) * sizeof *dst[i]->col);
+        dst[i]->val = malloc((src[i]->nnz + 1) * sizeof *dst[i]->val);
+        memcpy(dst[i]->row, src[i]->row, (cs->n_constraints + 1) * sizeof *dst[i]->row);
+        memcpy(dst[i]->col, src[i]->col, src[i]->nnz * sizeof *dst[i]->col);
+        memcpy(dst[i]->val, src[i]->val, src[i]->nnz * sizeof *dst[i]->val);
+    }
+}
+
+/* Number of distinct values among the terms of m (quadratic: small matrices only). */
+static uint32_t distinct_coefs(const cuzk_csr *m)
+{
+    uint32_t n = 0;
+    for (uint64_t k = 0; k < m->nnz; k++) {
+        bool seen = false;
+        for (uint64_t q = 0; q < k && !seen; q++)
+            seen = cuzk_fr_eq(&m->val[q], &m->val[k]);
+        n += !seen;
+    }
+    return n;
+}
+
+/* Compacts a copy of cs and compares everything the library computes from a cs between the two forms. */
+static void check_compact(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool **pools, int npools,
+                          const char *what)
+{
+    cuzk_cs cc;
+    copy_plain(&cc, cs);
+    CHECK(cuzk_cs_compact(&cc) == CUZK_OK, "%s: compact failed", what);
+    const cuzk_csr *pm[3] = {&cs->a, &cs->b, &cs->c}, *cm[3] = {&cc.a, &cc.b, &cc.c};
+    for (int i = 0; i < 3; i++) {
+        uint32_t nd = cs->n_constraints * 8 < 20000 ? distinct_coefs(pm[i]) : 0;
+        bool form =
+            cm[i]->val == NULL && cuzk_csr_coefs_ok(cm[i]) &&
+            (nd == 0 || (cm[i]->n_coef == nd && (nd <= 256 ? cm[i]->idx8 != NULL : cm[i]->idx16 != NULL)));
+        const cuzk_csr *c = cm[i];
+        CHECK(form, "%s: %c compact form: %u entries (%u distinct), idx8 %d idx16 %d", what, "ABC"[i],
+              c -> n_coef, nd, c -> idx8 != NULL, c -> idx16 != NULL);
+        bool same = cm[i]->nnz == pm[i]->nnz && memcmp(cm[i]->col, pm[i]->col, pm[i]->nnz * 4) == 0 &&
+                    memcmp(cm[i]->row, pm[i]->row, (cs->n_constraints + 1) * 8) == 0;
+        for (uint64_t k = 0; k < pm[i]->nnz && same; k++)
+            same = cuzk_fr_eq(cuzk_csr_coef(cm[i], k), &pm[i]->val[k]) &&
+                   cuzk_csr_coef(pm[i], k) == &pm[i]->val[k];
+        CHECK(same, "%s: %c: a compact coefficient differs from the plain one", what, "ABC"[i]);
+    }
+    size_t want_c = 0, want_p = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t fixed = (cs->n_constraints + 1) * 8 + pm[i]->nnz * 4;
+        want_p += fixed + pm[i]->nnz * 32;
+        want_c += fixed + cm[i]->n_coef * 32 + cm[i]->nnz * (cm[i]->idx8 ? 1 : cm[i]->idx16 ? 2 : 32);
+    }
+    CHECK(cuzk_cs_bytes(&cc) == want_c && cuzk_cs_bytes(cs) == want_p, "%s: bytes %zu / %zu, want %zu / %zu",
+          what, cuzk_cs_bytes(&cc), cuzk_cs_bytes(cs), want_c, want_p);
+    /* Evaluation, check and density: identical bytes. */
+    size_t n = cs->n_constraints ? cs->n_constraints : 1;
+    cuzk_fr *v[6];
+    for (int i = 0; i < 6; i++)
+        v[i] = malloc(n * sizeof(cuzk_fr));
+    cuzk_cs_eval(cs, z, v[0], v[1], v[2], NULL);
+    for (int p = 0; p < npools; p++) {
+        cuzk_cs_eval(&cc, z, v[3], v[4], v[5], pools[p]);
+        for (int i = 0; i < 3; i++)
+            CHECK(memcmp(v[i], v[3 + i], cs->n_constraints * sizeof(cuzk_fr)) == 0,
+                  "%s: compact eval of %c differs (%d threads)", what, "ABC"[i], cuzk_pool_size(pools[p]));
+        CHECK(cuzk_cs_check(&cc, z, pools[p]) == cuzk_cs_check(cs, z, pools[p]), "%s: compact check differs",
+              what);
+    }
+    for (int i = 0; i < 6; i++)
+        free(v[i]);
+    size_t wi = (cs->n_inputs + 63) / 64 + 1, wa = (cs->n_aux + 63) / 64 + 1;
+    uint64_t *d1 = calloc(wi + 2 * wa, 8), *d2 = calloc(wi + 2 * wa, 8);
+    cuzk_cs_density(cs, d1, d1 + wa, d1 + wa + wi);
+    cuzk_cs_density(&cc, d2, d2 + wa, d2 + wa + wi);
+    CHECK(memcmp(d1, d2, (wi + 2 * wa) * 8) == 0, "%s: compact density differs", what);
+    free(d1);
+    free(d2);
+    /* The QAP evaluation of setup.c reads coefficients through the accessor too. */
+    size_t nv = cs->n_inputs + cs->n_aux;
+    cuzk_fr *q1 = malloc(3 * nv * sizeof *q1), *q2 = malloc(3 * nv * sizeof *q2), tau;
+    test_rand_fr(&tau);
+    int r1 = cuzk_groth16_qap_eval(q1, q1 + nv, q1 + 2 * nv, cs, &tau, pools[npools - 1], NULL, 0);
+    int r2 = cuzk_groth16_qap_eval(q2, q2 + nv, q2 + 2 * nv, &cc, &tau, NULL, NULL, 0);
+    CHECK(r1 == CUZK_OK && r2 == CUZK_OK && memcmp(q1, q2, 3 * nv * sizeof *q1) == 0,
+          "%s: QAP evaluation differs between the forms (%d, %d)", what, r1, r2);
+    free(q1);
+    free(q2);
+    /* Compacting again is a no-op. */
+    cuzk_fr *keep = cc.a.coef;
+    CHECK(cuzk_cs_compact(&cc) == CUZK_OK && cc.a.coef == keep, "%s: second compact changed A", what);
+    cuzk_cs_free(&cc);
+}
+
+/* Index widths, the 65536 limit, and the validity rule of cuzk_csr_coefs_ok. */
+static void test_compact_edges(void)
+{
+    /* One row of n terms over variable 1 with n chosen distinct values (i + 1), each once. */
+    static const uint32_t sizes[] = {1, 256, 257, 65536, 65537};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint32_t n = sizes[t];
+        cuzk_csr m = {0};
+        m.nnz = 2 * (uint64_t)n; /* every value twice */
+        m.row = malloc(2 * sizeof *m.row);
+        m.col = malloc(m.nnz * sizeof *m.col);
+        m.val = malloc(m.nnz * sizeof *m.val);
+        m.row[0] = 0;
+        m.row[1] = m.nnz;
+        for (uint64_t k = 0; k < m.nnz; k++) {
+            m.col[k] = 1;
+            cuzk_fr_from_u64(&m.val[k], 1 + (k % n) * 0x9e3779b97f4a7c15ull % 0xfffffffffffull);
+        }
+        cuzk_fr *orig = malloc(m.nnz * sizeof *orig);
+        memcpy(orig, m.val, m.nnz * sizeof *orig);
+        int rc = cuzk_csr_compact(&m);
+        if (n > 65536) {
+            CHECK(rc == CUZK_ERANGE && m.val && !m.coef && !m.idx8 && !m.idx16 && cuzk_csr_coefs_ok(&m),
+                  "%u values: rc %d, want ERANGE and the plain form kept", n, rc);
+            cuzk_cs cs = {.n_inputs = 2, .n_aux = 0, .n_constraints = 1, .a = m};
+            CHECK(cuzk_cs_compact(&cs) == CUZK_OK && cs.a.val != NULL, "%u values: cs_compact", n);
+            m = cs.a;
+        } else {
+            CHECK(rc == CUZK_OK && !m.val && m.n_coef == n &&
+                      (n <= 256 ? m.idx8 && !m.idx16 : m.idx16 && !m.idx8),
+                  "%u values: rc %d, %u entries, idx8 %d", n, rc, m.n_coef, m.idx8 != NULL);
+            bool same = true;
+            for (uint64_t k = 0; k < m.nnz && same; k++)
+                same = cuzk_fr_eq(cuzk_csr_coef(&m, k), &orig[k]);
+            CHECK(same, "%u values: coefficients changed", n);
+            CHECK(cuzk_csr_coefs_ok(&m), "%u values: valid form refused", n);
+            /* An index past the table is refused. */
+            if (m.idx8 && n < 256) {
+                m.idx8[m.nnz - 1] = (uint8_t)n;
+                CHECK(!cuzk_csr_coefs_ok(&m), "%u values: idx8 past the table accepted", n);
+                m.idx8[m.nnz - 1] = 0;
+            } else if (m.idx16) {
+                uint16_t keep = m.idx16[3];
+                m.idx16[3] = (uint16_t)(n < 65536 ? n : 0);
+                CHECK(!cuzk_csr_coefs_ok(&m) || n == 65536, "%u values: idx16 past the table accepted", n);
+                m.idx16[3] = keep;
+            }
+        }
+        free(orig);
+        free(m.row);
+        free(m.col);
+        free(m.val);
+        free(m.coef);
+        free(m.idx8);
+        free(m.idx16);
+    }
+    /* Mixed or missing forms are refused, and setup names the matrix. */
+    cuzk_fr c1 = CUZK_FR_ONE;
+    uint64_t row[2] = {0, 1};
+    uint32_t col[1] = {0};
+    uint8_t i8[1] = {0};
+    uint16_t i16[1] = {0};
+    cuzk_csr both = {.row = row, .col = col, .val = &c1, .nnz = 1, .coef = &c1, .n_coef = 1, .idx8 = i8};
+    cuzk_csr two_idx = {.row = row, .col = col, .nnz = 1, .coef = &c1, .n_coef = 1, .idx8 = i8, .idx16 = i16};
+    cuzk_csr none = {.row = row, .col = col, .nnz = 1};
+    cuzk_csr big8 = {.row = row, .col = col, .nnz = 1, .coef = &c1, .n_coef = 257, .idx8 = i8};
+    CHECK(!cuzk_csr_coefs_ok(&both) && !cuzk_csr_coefs_ok(&two_idx) && !cuzk_csr_coefs_ok(&none) &&
+              !cuzk_csr_coefs_ok(&big8),
+          "a malformed coefficient form is accepted");
+    cuzk_cs bad = {.n_inputs = 1, .n_aux = 0, .n_constraints = 1};
+    cuzk_csr empty = {.row = (uint64_t[]){0, 0}};
+    bad.a = none;
+    bad.b = empty;
+    bad.c = empty;
+    cuzk_fr tau, u[1], v[1], w[1];
+    test_rand_fr(&tau);
+    char err[200] = "";
+    CHECK(cuzk_groth16_qap_eval(u, v, w, &bad, &tau, NULL, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "matrix A") && strstr(err, "valid coefficients"),
+          "setup accepts a matrix without coefficients: %s", err);
+}
+
 /* ---- random circuits ---------------------------------------------------------------- */
+
+/* Every aux variable j has a non-zero merged C coefficient in row j mod n_constraints (the rule of
+ * cuzk_cs_random's header), so no aux variable is unconstrained, also with more aux than rows. */
+static void check_owned(const cuzk_cs *cs, const dense *d, const char *what)
+{
+    size_t bad = 0, first = 0;
+    for (size_t j = 0; j < cs->n_aux; j++) {
+        size_t row = j % cs->n_constraints, var = cs->n_inputs + j;
+        if (cuzk_fr_is_zero(&d->m[2][row * d->vars + var]) && bad++ == 0)
+            first = j;
+    }
+    CHECK(bad == 0, "%s: %zu aux variables without a C coefficient in their row (first: aux %zu)", what, bad,
+          first);
+}
 
 static void test_random(cuzk_pool **pools, int npools)
 {
     static const size_t shapes[][3] = {
         /* inputs, aux, constraints */
-        {1, 0, 1}, {1, 1, 1}, {2, 3, 2}, {3, 5, 17}, {1, 40, 30}, {5, 20, 100}, {4, 130, 70}, {2, 300, 200},
+        {1, 0, 1},    {1, 1, 1},    {2, 3, 2},     {3, 5, 17},   {1, 40, 30},
+        {5, 20, 100}, {4, 130, 70}, {2, 300, 200}, {3, 500, 40}, {1, 7, 1},
     };
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         for (int shape = 0; shape < 2; shape++) {
@@ -196,6 +401,8 @@ static void test_random(cuzk_pool **pools, int npools)
                       cuzk_pool_size(pools[p]));
             check_eval(&cs, &d, z, pools, npools, what);
             check_density(&cs, &d, what);
+            check_owned(&cs, &d, what);
+            check_compact(&cs, z, pools, npools, what);
 
             /* Corrupt one variable: the first failing row matches the dense oracle. */
             for (int k = 0; k < 4 && ni + na > 1; k++) {
@@ -253,6 +460,9 @@ static void test_random_bits_shape(void)
     cuzk_cs_free(&cs);
     free(z);
     CHECK(cuzk_cs_random(&cs, NULL, 0, 1, 1, 1, CUZK_CS_RANDOM_UNIFORM) == CUZK_EINVAL, "random: 0 inputs");
+    cuzk_fr z1[3];
+    CHECK(cuzk_cs_random(&cs, z1, 1, 2, 0, 1, CUZK_CS_RANDOM_BITS) == CUZK_EINVAL,
+          "random: aux variables without any row accepted");
 }
 
 static void push_term(cuzk_csr *m, uint32_t col, const cuzk_fr *val)
@@ -272,6 +482,7 @@ static void test_large_and_long_rows(cuzk_pool **pools, int npools)
         CHECK(cuzk_cs_check(&cs, z, pools[p]) == -1, "large: check with %d threads",
               cuzk_pool_size(pools[p]));
     check_eval(&cs, NULL, z, pools, npools, "large");
+    check_compact(&cs, z, pools, npools, "large");
     /* Corrupt a variable used late: rows fail in several blocks, the first one wins. */
     size_t v = ni + na - 1 - test_rand64() % 100;
     cuzk_fr_add(&z[v], &z[v], &CUZK_FR_ONE);
@@ -351,6 +562,12 @@ static void test_large_and_long_rows(cuzk_pool **pools, int npools)
     dense d;
     dense_init(&d, &h);
     check_density(&h, &d, "hand-made rows");
+    cuzk_fr *zh = malloc(vars * sizeof *zh);
+    zh[0] = CUZK_FR_ONE;
+    for (size_t v = 1; v < vars; v++)
+        test_rand_fr(&zh[v]);
+    check_compact(&h, zh, pools, npools, "hand-made rows");
+    free(zh);
     size_t dense_vars = 0;
     for (size_t v = 0; v < vars; v++)
         dense_vars += dense_var_used(&d, 0, v);
@@ -396,6 +613,7 @@ static void test_fixture(const char *name, cuzk_pool **pools, int npools)
     dense_init(&d, &cs);
     check_eval(&cs, &d, z, pools, npools, name);
     check_density(&cs, &d, name);
+    check_compact(&cs, z, pools, npools, name);
 
     /* Corrupted witnesses: the row agrees with the dense oracle and the r1cs reader's check. */
     int tried = 0;
@@ -438,6 +656,7 @@ int main(void)
     test_random(pools, npools);
     test_random_bits_shape();
     test_large_and_long_rows(pools, npools);
+    test_compact_edges();
     cuzk_pool_free(p2);
     cuzk_pool_free(p3);
     return test_finish("test_cs");

@@ -24,14 +24,32 @@
 extern "C" {
 #endif
 
-/* One matrix: the terms of row i are k = row[i] .. row[i+1]-1, coefficient
- * val[k] (Montgomery) times variable col[k]. Duplicate columns add up. */
+/* One matrix in compressed sparse rows: the terms of row i are k = row[i] .. row[i+1]-1, variable col[k]
+ * times the coefficient cuzk_csr_coef(m, k) (Montgomery). Duplicate columns add up. Coefficients are held
+ * in one of two forms, and every reader goes through cuzk_csr_coef, so both work everywhere:
+ * - plain: val[k], one 32-byte Fr per term; coef, idx8 and idx16 are NULL;
+ * - compact: a table coef[0 .. n_coef) of distinct values and one narrow index per term, idx8[k] when
+ *   n_coef <= 256, else idx16[k] (n_coef <= 65536); val and the other index array are NULL.
+ * Real circuits use few distinct coefficients (±1, 2, powers of two, a few hash constants), so the compact
+ * form stores 4 + 1 (or 4 + 2) bytes per term instead of 4 + 32. */
 typedef struct {
     uint64_t *row; /* n_constraints + 1 offsets (owned) */
     uint32_t *col; /* owned */
-    cuzk_fr *val;  /* owned */
+    cuzk_fr *val;  /* owned; plain form only */
     uint64_t nnz;
+    cuzk_fr *coef;   /* owned; compact form: the table of coefficients */
+    uint32_t n_coef; /* entries in coef */
+    uint8_t *idx8;   /* owned; compact form with n_coef <= 256 */
+    uint16_t *idx16; /* owned; compact form with n_coef > 256 */
 } cuzk_csr;
+
+/* The coefficient of term k, whichever form m holds. */
+static inline const cuzk_fr *cuzk_csr_coef(const cuzk_csr *m, uint64_t k)
+{
+    if (m->val)
+        return &m->val[k];
+    return &m->coef[m->idx8 ? m->idx8[k] : m->idx16[k]];
+}
 
 typedef struct {
     size_t n_inputs; /* including ONE */
@@ -49,6 +67,24 @@ typedef enum {
 /* Copies a circom .r1cs into *out (zeroed first): n_inputs = 1 + n_pub_out + n_pub_in, n_aux the rest of
  * the wires. Borrows r1cs; *out owns its arrays (free with cuzk_cs_free). */
 int cuzk_cs_from_snarkjs(cuzk_cs *out, const cuzk_snarkjs_r1cs *r1cs, char *err, size_t errlen);
+
+/* True when m holds coefficients for its nnz terms in exactly one of the two forms and, in the compact
+ * form, every index lies inside the table (n_coef <= 256 with idx8, <= 65536 with idx16). O(nnz). */
+bool cuzk_csr_coefs_ok(const cuzk_csr *m);
+
+/* Converts m from the plain to the compact form in place: the distinct coefficients, in order of first
+ * appearance, become the table; u8 indices when there are at most 256 of them, else u16. A compact m is
+ * left as it is. Returns CUZK_ERANGE when there are more than 65536 distinct values and CUZK_ENOMEM when
+ * the new arrays cannot be allocated; m is unchanged (plain, still valid) in both cases. */
+int cuzk_csr_compact(cuzk_csr *m);
+
+/* cuzk_csr_compact on A, B and C. A matrix with too many distinct coefficients stays plain (CUZK_OK all
+ * the same: both forms are valid); CUZK_ENOMEM if an allocation fails (matrices done so far stay
+ * compact, the rest plain). */
+int cuzk_cs_compact(cuzk_cs *cs);
+
+/* Bytes held by the three matrices (row offsets, columns, coefficients or table and indices). */
+size_t cuzk_cs_bytes(const cuzk_cs *cs);
 
 /* Frees the three matrices and zeroes cs; a zeroed struct is fine. */
 void cuzk_cs_free(cuzk_cs *cs);
@@ -68,9 +104,11 @@ int64_t cuzk_cs_check(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool *pool);
 int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux);
 
 /* Builds a random satisfiable circuit with n_inputs >= 1 inputs (ONE included), n_aux aux variables and
- * n_constraints rows into *cs (zeroed first; free with cuzk_cs_free) and its witness into z (caller
- * owned, n_inputs + n_aux values, z[0] = 1). Same seed and arguments, same circuit. For tests and
- * benchmarks. */
+ * n_constraints rows into *cs (zeroed first; free with cuzk_cs_free; plain form) and its witness into z
+ * (caller owned, n_inputs + n_aux values, z[0] = 1). Every aux variable is constrained: aux j has a
+ * non-zero merged C coefficient in row j mod n_constraints (rows own several variables when n_aux >
+ * n_constraints), so n_aux > 0 needs n_constraints > 0 (else CUZK_EINVAL). Same seed and arguments,
+ * same circuit. For tests and benchmarks. */
 int cuzk_cs_random(cuzk_cs *cs, cuzk_fr *z, size_t n_inputs, size_t n_aux, size_t n_constraints,
                    uint64_t seed, cuzk_cs_shape shape);
 

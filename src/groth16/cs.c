@@ -1,7 +1,16 @@
 /*
  * cs.c — the in-memory constraint system of cuzk/cs.h: conversion from a
- * circom .r1cs, row evaluation, the witness check, bellperson's density
- * bitmaps and a generator of random satisfiable circuits.
+ * circom .r1cs, the compact coefficient form, row evaluation, the witness
+ * check, bellperson's density bitmaps and a generator of random satisfiable
+ * circuits.
+ *
+ * Storage. A matrix keeps its coefficients either plain (one Fr per term) or
+ * compact (a table of the distinct values plus a u8 or u16 index per term).
+ * Every loop here reads a coefficient through cuzk_csr_coef, so there is one
+ * code path for both; the branch on the form is the same for every term of a
+ * matrix and predicts perfectly. Compacting a plain matrix hashes each value
+ * into an open-addressing table of 2^17 slots (at most 65536 distinct values,
+ * so the load stays at or below one half).
  *
  * Evaluation. The prover needs a_j = <A_j, z>, b_j, c_j for every row (the
  * values bellperson's synthesis accumulates). Rows are independent, so the
@@ -25,7 +34,12 @@
  * fix-up term on a variable whose value is non-zero, with the coefficient
  * that makes <C,z> = p. The fix-up variable is the row's "own" aux variable
  * when its value allows, else ONE. Inverses of the witness come from one
- * batch inversion.
+ * batch inversion. Row j owns aux j, j + n_constraints, j + 2 n_constraints,
+ * ... so every aux variable has a row even when there are more aux variables
+ * than rows; an owned variable whose merged C coefficient in its row is zero
+ * (its value is zero, so the fix-up went to ONE, or an extra term cancelled
+ * the fix-up) gets the pair + v - z_v · ONE, which adds nothing to <C,z>.
+ * Every aux variable is therefore constrained, which setup requires.
  */
 #include "cuzk/cs.h"
 
@@ -44,6 +58,9 @@ static void csr_free(cuzk_csr *m)
     free(m->row);
     free(m->col);
     free(m->val);
+    free(m->coef);
+    free(m->idx8);
+    free(m->idx16);
     memset(m, 0, sizeof *m);
 }
 
@@ -101,6 +118,119 @@ int cuzk_cs_from_snarkjs(cuzk_cs *out, const cuzk_snarkjs_r1cs *r1cs, char *err,
     return CUZK_OK;
 }
 
+/* ---- the compact form ------------------------------------------------------------------ */
+
+#define COMPACT_MAX 65536u
+#define COMPACT_SLOTS (2 * COMPACT_MAX) /* power of two, load <= 1/2 */
+
+bool cuzk_csr_coefs_ok(const cuzk_csr *m)
+{
+    if (m->val)
+        return !m->coef && !m->idx8 && !m->idx16;
+    if (m->nnz == 0)
+        return true;
+    if (!m->coef || m->n_coef == 0 || !m->idx8 == !m->idx16)
+        return false;
+    if (m->n_coef > (m->idx8 ? 256u : COMPACT_MAX))
+        return false;
+    for (uint64_t k = 0; k < m->nnz; k++)
+        if ((m->idx8 ? m->idx8[k] : m->idx16[k]) >= m->n_coef)
+            return false;
+    return true;
+}
+
+static uint32_t fr_hash(const cuzk_fr *v)
+{
+    uint64_t h = v->l[0] ^ (v->l[1] * 0x9e3779b97f4a7c15ull) ^ (v->l[2] * 0xc2b2ae3d27d4eb4full) ^
+                 (v->l[3] * 0x165667b19e3779f9ull);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return (uint32_t)h & (COMPACT_SLOTS - 1);
+}
+
+int cuzk_csr_compact(cuzk_csr *m)
+{
+    if (!m->val)
+        return CUZK_OK;
+    uint32_t *slot = calloc(COMPACT_SLOTS, sizeof *slot); /* table index + 1, 0 = empty */
+    cuzk_fr *table = malloc(COMPACT_MAX * sizeof *table);
+    uint16_t *idx = malloc((m->nnz ? m->nnz : 1) * sizeof *idx);
+    int rc = CUZK_ENOMEM;
+    uint32_t n = 0;
+    if (!slot || !table || !idx)
+        goto done;
+    rc = CUZK_OK;
+    for (uint64_t k = 0; k < m->nnz && rc == CUZK_OK; k++) {
+        const cuzk_fr *v = &m->val[k];
+        uint32_t h = fr_hash(v);
+        while (slot[h] && !cuzk_fr_eq(&table[slot[h] - 1], v))
+            h = (h + 1) & (COMPACT_SLOTS - 1);
+        if (!slot[h]) {
+            if (n == COMPACT_MAX) {
+                rc = CUZK_ERANGE;
+                break;
+            }
+            table[n] = *v;
+            slot[h] = ++n;
+        }
+        idx[k] = (uint16_t)(slot[h] - 1);
+    }
+    if (rc)
+        goto done;
+    cuzk_fr *coef = malloc((n ? n : 1) * sizeof *coef);
+    uint8_t *idx8 = NULL;
+    if (!coef || (n <= 256 && !(idx8 = malloc(m->nnz ? m->nnz : 1)))) {
+        free(coef);
+        rc = CUZK_ENOMEM;
+        goto done;
+    }
+    memcpy(coef, table, n * sizeof *coef);
+    if (idx8) {
+        for (uint64_t k = 0; k < m->nnz; k++)
+            idx8[k] = (uint8_t)idx[k];
+        m->idx8 = idx8;
+    } else {
+        m->idx16 = idx;
+        idx = NULL;
+    }
+    free(m->val);
+    m->val = NULL;
+    m->coef = coef;
+    m->n_coef = n;
+done:
+    free(slot);
+    free(table);
+    free(idx);
+    return rc;
+}
+
+int cuzk_cs_compact(cuzk_cs *cs)
+{
+    cuzk_csr *m[3] = {&cs->a, &cs->b, &cs->c};
+    for (int i = 0; i < 3; i++) {
+        int rc = cuzk_csr_compact(m[i]);
+        if (rc == CUZK_ENOMEM)
+            return rc;
+    }
+    return CUZK_OK;
+}
+
+static size_t csr_bytes(const cuzk_csr *m, size_t rows)
+{
+    size_t b = (m->row ? (rows + 1) * sizeof *m->row : 0) + (size_t)m->nnz * sizeof *m->col;
+    if (m->val)
+        return b + (size_t)m->nnz * sizeof *m->val;
+    b += (size_t)m->n_coef * sizeof *m->coef;
+    return b + (size_t)m->nnz * (m->idx8 ? 1 : m->idx16 ? 2 : 0);
+}
+
+size_t cuzk_cs_bytes(const cuzk_cs *cs)
+{
+    return csr_bytes(&cs->a, cs->n_constraints) + csr_bytes(&cs->b, cs->n_constraints) +
+           csr_bytes(&cs->c, cs->n_constraints);
+}
+
 /* ---- evaluation ----------------------------------------------------------------------- */
 
 static cuzk_fr fr_minus_one(void)
@@ -115,7 +245,7 @@ static void row_dot(cuzk_fr *out, const cuzk_csr *m, size_t j, const cuzk_fr *z,
 {
     cuzk_fr acc = CUZK_FR_ZERO, t;
     for (uint64_t k = m->row[j]; k < m->row[j + 1]; k++) {
-        const cuzk_fr *v = &m->val[k], *x = &z[m->col[k]];
+        const cuzk_fr *v = cuzk_csr_coef(m, k), *x = &z[m->col[k]];
         if (cuzk_fr_is_one(v)) {
             cuzk_fr_add(&acc, &acc, x);
         } else if (cuzk_fr_eq(v, minus_one)) {
@@ -233,7 +363,7 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
             increasing = m->col[k] > m->col[k - 1];
         if (increasing) {
             for (uint64_t k = lo; k < hi; k++)
-                if (!cuzk_fr_is_zero(&m->val[k]))
+                if (!cuzk_fr_is_zero(cuzk_csr_coef(m, k)))
                     mark(m->col[k], n_inputs, inp, aux);
         } else if (hi - lo <= DENSITY_SHORT_ROW) {
             /* The first occurrence of each column sums all of its terms. */
@@ -243,10 +373,10 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
                     first = m->col[q] != m->col[k];
                 if (!first)
                     continue;
-                cuzk_fr sum = m->val[k];
+                cuzk_fr sum = *cuzk_csr_coef(m, k);
                 for (uint64_t q = k + 1; q < hi; q++)
                     if (m->col[q] == m->col[k])
-                        cuzk_fr_add(&sum, &sum, &m->val[q]);
+                        cuzk_fr_add(&sum, &sum, cuzk_csr_coef(m, q));
                 if (!cuzk_fr_is_zero(&sum))
                     mark(m->col[k], n_inputs, inp, aux);
             }
@@ -254,7 +384,7 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
             size_t n = (size_t)(hi - lo);
             for (size_t t = 0; t < n; t++) {
                 scratch[t].col = m->col[lo + t];
-                scratch[t].val = m->val[lo + t];
+                scratch[t].val = *cuzk_csr_coef(m, lo + t);
             }
             qsort(scratch, n, sizeof *scratch, term_cmp);
             for (size_t t = 0; t < n;) {
@@ -392,9 +522,9 @@ typedef struct {
     uint64_t cap;
 } csr_builder;
 
-static int builder_init(csr_builder *b, size_t rows)
+static int builder_init(csr_builder *b, size_t rows, uint64_t extra)
 {
-    b->cap = (uint64_t)rows * RANDOM_MAX_TERMS;
+    b->cap = (uint64_t)rows * RANDOM_MAX_TERMS + extra;
     b->m.row = calloc(rows + 1, sizeof *b->m.row);
     b->m.col = malloc((b->cap ? b->cap : 1) * sizeof *b->m.col);
     b->m.val = malloc((b->cap ? b->cap : 1) * sizeof *b->m.val);
@@ -450,7 +580,7 @@ int cuzk_cs_random(cuzk_cs *cs, cuzk_fr *z, size_t n_inputs, size_t n_aux, size_
                    uint64_t seed, cuzk_cs_shape shape)
 {
     memset(cs, 0, sizeof *cs);
-    if (n_inputs == 0 || n_inputs + n_aux > UINT32_MAX)
+    if (n_inputs == 0 || n_inputs + n_aux > UINT32_MAX || (n_aux > 0 && n_constraints == 0))
         return CUZK_EINVAL;
     size_t nv = n_inputs + n_aux;
     rng g;
@@ -463,8 +593,10 @@ int cuzk_cs_random(cuzk_cs *cs, cuzk_fr *z, size_t n_inputs, size_t n_aux, size_
     cuzk_fr *zinv = malloc(nv * sizeof *zinv), *scratch = malloc(nv * sizeof *scratch);
     csr_builder ba = {0}, bb = {0}, bc = {0};
     int rc = CUZK_ENOMEM;
-    if (!zinv || !scratch || builder_init(&ba, n_constraints) || builder_init(&bb, n_constraints) ||
-        builder_init(&bc, n_constraints))
+    /* C rows: at most 2 extra + 1 fix-up + 2 for the own variable, plus 2 per further owned variable. */
+    uint64_t more_owned = n_aux > n_constraints ? n_aux - n_constraints : 0;
+    if (!zinv || !scratch || builder_init(&ba, n_constraints, 0) || builder_init(&bb, n_constraints, 0) ||
+        builder_init(&bc, n_constraints, 2 * more_owned))
         goto done;
     cuzk_fr_batch_inv(zinv, z, nv, scratch);
 
@@ -492,6 +624,21 @@ int cuzk_cs_random(cuzk_cs *cs, cuzk_fr *z, size_t n_inputs, size_t n_aux, size_
         cuzk_fr_sub(&c, &p, &cv);
         cuzk_fr_mul(&c, &c, &zinv[fix]);
         builder_push(&bc, fix, &c);
+        /* Each owned aux variable keeps a non-zero merged C coefficient in this row. */
+        uint64_t row_lo = bc.m.row[j];
+        for (size_t v = n_inputs + j; v < nv; v += n_constraints) {
+            cuzk_fr total = CUZK_FR_ZERO;
+            for (uint64_t k = row_lo; k < bc.m.nnz; k++)
+                if (bc.m.col[k] == v)
+                    cuzk_fr_add(&total, &total, &bc.m.val[k]);
+            if (!cuzk_fr_is_zero(&total))
+                continue;
+            builder_push(&bc, (uint32_t)v, &CUZK_FR_ONE);
+            if (!cuzk_fr_is_zero(&z[v])) {
+                cuzk_fr_neg(&t, &z[v]);
+                builder_push(&bc, 0, &t);
+            }
+        }
         ba.m.row[j + 1] = ba.m.nnz;
         bb.m.row[j + 1] = bb.m.nnz;
         bc.m.row[j + 1] = bc.m.nnz;

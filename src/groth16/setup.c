@@ -119,9 +119,10 @@ static int check_csr(const cuzk_csr *M, const char *name, size_t nrows, size_t n
     if (M->row[nrows] != M->nnz)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: matrix %s: rows end at %llu but nnz is %llu", name,
                          (unsigned long long)M->row[nrows], (unsigned long long)M->nnz);
-    if (M->nnz && (!M->col || !M->val))
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: matrix %s has %llu terms but no columns or values",
-                         name, (unsigned long long)M->nnz);
+    if (M->nnz && (!M->col || !cuzk_csr_coefs_ok(M)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "setup: matrix %s has %llu terms but no columns or no valid coefficients", name,
+                         (unsigned long long)M->nnz);
     for (uint64_t k = 0; k < M->nnz; k++)
         if (M->col[k] >= nvars)
             return cuzk_fail(err, errlen, CUZK_EINVAL,
@@ -209,7 +210,7 @@ static void column_task(void *arg, size_t task, int worker)
     memset(out, 0, (cs->n_inputs + cs->n_aux) * sizeof *out);
     for (size_t j = 0; j < cs->n_constraints; j++)
         for (uint64_t k = M->row[j]; k < M->row[j + 1]; k++) {
-            cuzk_fr_mul(&t, &M->val[k], &x->lag[j]);
+            cuzk_fr_mul(&t, cuzk_csr_coef(M, k), &x->lag[j]);
             cuzk_fr_add(&out[M->col[k]], &out[M->col[k]], &t);
         }
     if (task == 0) /* the input rows z_i · 0 = 0 */
