@@ -82,7 +82,6 @@ typedef struct {
     cuzk_fr *a, *b, *c;       /* m evaluations each, then the H vector in a */
     cuzk_fr *sa, *sb;         /* compacted A and B scalars */
     uint64_t *da, *dbi, *dba; /* density bitmaps */
-    prove_split_plan pl, pa, pb;
 } work;
 
 static void work_free(work *w)
@@ -95,14 +94,11 @@ static void work_free(work *w)
     free(w->da);
     free(w->dbi);
     free(w->dba);
-    prove_split_plan_free(&w->pl);
-    prove_split_plan_free(&w->pa);
-    prove_split_plan_free(&w->pb);
 }
 
-/* Steps 2-3: the H scalars into w->a (m - 1 used); frees b and c. */
-static int compute_h(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, unsigned lg, bool check,
-                     cuzk_pool *pool, char *err, size_t errlen)
+/* Step 2: the evaluations a, b, c on the m rows (inputs' rows appended, zero padding), checked. */
+static int eval_abc(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, bool check, cuzk_pool *pool,
+                    char *err, size_t errlen)
 {
     size_t nc = cs->n_constraints, ni = cs->n_inputs;
     w->a = malloc(m * sizeof(cuzk_fr));
@@ -122,21 +118,43 @@ static int compute_h(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, uns
     memset(w->a + nc + ni, 0, (m - nc - ni) * sizeof(cuzk_fr));
     memset(w->b + nc, 0, (m - nc) * sizeof(cuzk_fr));
     memset(w->c + nc, 0, (m - nc) * sizeof(cuzk_fr));
+    return CUZK_OK;
+}
 
+/* Steps 3-4 on the CPU: the H scalars into in->a (m - 1 used), then the five MSMs. */
+static int cpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cuzk_pool *pool, char *err,
+                     size_t errlen)
+{
+    const cuzk_groth16_params *pk = in->pk;
+    size_t m = in->m;
     cuzk_ntt_domain d;
-    int rc = cuzk_ntt_domain_init(&d, lg, CUZK_NTT_BELLPERSON, err, errlen);
+    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
     if (rc)
         return rc;
-    if (!(rc = prove_to_coset(&d, w->a, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, w->b, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, w->c, pool, err, errlen))) {
-        prove_vec_quotient(w->a, w->b, w->c, &d.z_inv, m, pool);
-        rc = cuzk_ntt(&d, w->a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, pool, err, errlen);
+    if (!(rc = prove_to_coset(&d, in->a, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, in->b, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, in->c, pool, err, errlen))) {
+        prove_vec_quotient(in->a, in->b, in->c, &d.z_inv, m, pool);
+        rc = cuzk_ntt(&d, in->a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, pool, err, errlen);
     }
     cuzk_ntt_domain_release(&d);
-    free(w->b);
-    free(w->c);
-    w->b = w->c = NULL;
+    if (rc)
+        return rc;
+
+    prove_split_plan pl = {0}, pa = {0}, pb = {0};
+    cuzk_g1_set_identity(&o->h);
+    if ((m > 1 && (rc = cuzk_g1_msm(&o->h, pk->h, in->a, m - 1, pool))) ||
+        (rc = prove_split_plan_build(&pl, in->aux, in->n_aux, in->split, pool)) ||
+        (rc = prove_split_msm_g1(&o->l, &pl, pk->l, in->aux, pool)) ||
+        (rc = prove_split_plan_build(&pa, in->sa, pk->n_a, in->split, pool)) ||
+        (rc = prove_split_msm_g1(&o->a, &pa, pk->a, in->sa, pool)) ||
+        (rc = prove_split_plan_build(&pb, in->sb, pk->n_b, in->split, pool)) ||
+        (rc = prove_split_msm_g1(&o->b1, &pb, pk->b_g1, in->sb, pool)) ||
+        (rc = prove_split_msm_g2(&o->b2, &pb, pk->b_g2, in->sb, pool)))
+        rc = cuzk_fail(err, errlen, rc, "prove: MSM failed: %s", cuzk_strerror(rc));
+    prove_split_plan_free(&pl);
+    prove_split_plan_free(&pa);
+    prove_split_plan_free(&pb);
     return rc;
 }
 
@@ -175,6 +193,16 @@ int cuzk_groth16_prove_ex(cuzk_groth16_proof *out, const cuzk_groth16_params *pk
                           const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
                           cuzk_pool *pool, char *err, size_t errlen)
 {
+    return prove_bellperson(out, pk, cs, z, r, s, opts, NULL, pool, err, errlen);
+}
+
+int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_cs *cs,
+                     const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                     const prove_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
+{
+    static const prove_accel cpu = {cpu_heavy, NULL};
+    if (!accel)
+        accel = &cpu;
     static const cuzk_prove_opts defaults = {0};
     if (!opts)
         opts = &defaults;
@@ -205,45 +233,37 @@ int cuzk_groth16_prove_ex(cuzk_groth16_proof *out, const cuzk_groth16_params *pk
            pop_ba = popcount(w.dba, cs->n_aux);
     if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
         (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
-        (rc = compute_h(&w, cs, z, m, lg, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)))
+        (rc = eval_abc(&w, cs, z, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)) ||
+        (rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, err, errlen)))
         goto done;
 
-    bool split = !(opts->flags & CUZK_PROVE_NO_SPLIT);
-    cuzk_g1 h, l, a_acc, b1_acc, t;
-    cuzk_g2 b2_acc, t2;
-    cuzk_g1_set_identity(&h);
-    if (m > 1 && (rc = cuzk_g1_msm(&h, pk->h, w.a, m - 1, pool)))
-        goto msm_failed;
+    prove_heavy_in in = {pk, w.a, w.b, w.c, m, lg, z + cs->n_inputs, cs->n_aux, w.sa, w.sb,
+                         !(opts->flags & CUZK_PROVE_NO_SPLIT)};
+    prove_heavy_out acc;
+    if ((rc = accel->heavy(accel->ctx, &in, &acc, pool, err, errlen)))
+        goto done;
     free(w.a);
-    w.a = NULL;
-    const cuzk_fr *aux = z + cs->n_inputs;
-    if ((rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, err, errlen)))
-        goto done;
-    if ((rc = prove_split_plan_build(&w.pl, aux, cs->n_aux, split, pool)) ||
-        (rc = prove_split_msm_g1(&l, &w.pl, pk->l, aux, pool)) ||
-        (rc = prove_split_plan_build(&w.pa, w.sa, pk->n_a, split, pool)) ||
-        (rc = prove_split_msm_g1(&a_acc, &w.pa, pk->a, w.sa, pool)) ||
-        (rc = prove_split_plan_build(&w.pb, w.sb, pk->n_b, split, pool)) ||
-        (rc = prove_split_msm_g1(&b1_acc, &w.pb, pk->b_g1, w.sb, pool)) ||
-        (rc = prove_split_msm_g2(&b2_acc, &w.pb, pk->b_g2, w.sb, pool)))
-        goto msm_failed;
-
+    free(w.b);
+    free(w.c);
+    w.a = w.b = w.c = NULL;
+    cuzk_g1 t;
+    cuzk_g2 t2;
     /* A = alpha + A_acc + r delta */
     cuzk_g1 pa, pc;
     cuzk_g1_from_affine(&t, &pk->vk.delta_g1);
     cuzk_g1_mul_fr(&t, &t, &rr);
-    cuzk_g1_add_affine(&pa, &a_acc, &pk->vk.alpha_g1);
+    cuzk_g1_add_affine(&pa, &acc.a, &pk->vk.alpha_g1);
     cuzk_g1_add(&pa, &pa, &t);
     /* B = beta + B2_acc + s delta */
     cuzk_g2 pb;
     cuzk_g2_from_affine(&t2, &pk->vk.delta_g2);
     cuzk_g2_mul_fr(&t2, &t2, &ss);
-    cuzk_g2_add_affine(&pb, &b2_acc, &pk->vk.beta_g2);
+    cuzk_g2_add_affine(&pb, &acc.b2, &pk->vk.beta_g2);
     cuzk_g2_add(&pb, &pb, &t2);
     /* C = s A_acc + r B1_acc + rs delta + s alpha + r beta + H + L */
     cuzk_fr_mul(&rs, &rr, &ss);
-    cuzk_g1_mul_fr(&pc, &a_acc, &ss);
-    cuzk_g1_mul_fr(&t, &b1_acc, &rr);
+    cuzk_g1_mul_fr(&pc, &acc.a, &ss);
+    cuzk_g1_mul_fr(&t, &acc.b1, &rr);
     cuzk_g1_add(&pc, &pc, &t);
     cuzk_g1_from_affine(&t, &pk->vk.delta_g1);
     cuzk_g1_mul_fr(&t, &t, &rs);
@@ -254,8 +274,8 @@ int cuzk_groth16_prove_ex(cuzk_groth16_proof *out, const cuzk_groth16_params *pk
     cuzk_g1_from_affine(&t, &pk->vk.beta_g1);
     cuzk_g1_mul_fr(&t, &t, &rr);
     cuzk_g1_add(&pc, &pc, &t);
-    cuzk_g1_add(&pc, &pc, &h);
-    cuzk_g1_add(&pc, &pc, &l);
+    cuzk_g1_add(&pc, &pc, &acc.h);
+    cuzk_g1_add(&pc, &pc, &acc.l);
 
     cuzk_groth16_proof proof;
     cuzk_g1_to_affine(&proof.a, &pa);
@@ -266,9 +286,6 @@ int cuzk_groth16_prove_ex(cuzk_groth16_proof *out, const cuzk_groth16_params *pk
         goto done;
     *out = proof;
     rc = CUZK_OK;
-    goto done;
-msm_failed:
-    rc = cuzk_fail(err, errlen, rc, "prove: MSM failed: %s", cuzk_strerror(rc));
 done:
     work_free(&w);
     prove_wipe(&rr, sizeof rr);

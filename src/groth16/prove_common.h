@@ -57,6 +57,35 @@ int prove_to_coset(const cuzk_ntt_domain *d, cuzk_fr *x, cuzk_pool *pool, char *
 int prove_verify(const cuzk_groth16_vk *vk, const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs,
                  size_t n_inputs, const cuzk_groth16_proof *proof, char *err, size_t errlen);
 
+/* The heavy middle of the bellperson prover (steps 3-4 of prove_bellperson.c): the H quotient from the
+ * evaluations, then the five MSMs. The CPU does it by default; a device backend passes its own. */
+typedef struct {
+    const cuzk_groth16_params *pk;
+    cuzk_fr *a, *b, *c; /* m evaluations each, zero-padded; the callee may overwrite them */
+    size_t m;           /* 2^lg */
+    unsigned lg;
+    const cuzk_fr *aux; /* n_aux values: the L scalars */
+    size_t n_aux;
+    const cuzk_fr *sa, *sb; /* pk->n_a and pk->n_b scalars of the A and B queries */
+    bool split;             /* split MSMs allowed (CUZK_PROVE_NO_SPLIT clears it) */
+} prove_heavy_in;
+
+typedef struct {
+    cuzk_g1 h, l, a, b1;
+    cuzk_g2 b2;
+} prove_heavy_out;
+
+typedef struct {
+    int (*heavy)(void *ctx, const prove_heavy_in *in, prove_heavy_out *out, cuzk_pool *pool, char *err,
+                 size_t errlen);
+    void *ctx;
+} prove_accel;
+
+/* cuzk_groth16_prove_ex with the heavy middle done by accel (NULL = the CPU). */
+int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_cs *cs,
+                     const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                     const prove_accel *accel, cuzk_pool *pool, char *err, size_t errlen);
+
 /* Pool tasks needed to cover n items in blocks of `block`. */
 static inline size_t prove_blocks(size_t n, size_t block)
 {

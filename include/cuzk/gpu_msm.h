@@ -1,0 +1,71 @@
+/*
+ * cuzk/gpu_msm.h — multi-scalar multiplication in G1 and G2 on a CUDA device.
+ *
+ * One mechanism for every MSM of the prover (docs/design/014-gpu-msm.md):
+ * the scalars are classified on the device; zeros are dropped, the bases of
+ * the scalars equal to one are summed by a parallel reduction (the split MSM
+ * of the 0/1-heavy witness), and the rest, compacted, go through Pippenger's
+ * method with signed windows, a radix sort of the digits by bucket, bucket
+ * accumulation split into bounded work items, and a parallel running-sum
+ * reduction of the buckets. The result equals cuzk_g1_msm / cuzk_g2_msm for
+ * the same input, as a group element.
+ *
+ * Memory. Bases and scalars live on the device (bases resident across
+ * proofs; scalars Montgomery cuzk_fr in the host layout). The workspace is
+ * allocated once for a maximum size and reused: an MSM allocates nothing and
+ * calls no device-global CUDA API. It does synchronise its stream twice
+ * (to read the number of scalars not in {0, 1}, and to read the window sums
+ * back).
+ *
+ * Compiled only when the build finds nvcc (library cuzk_gpu).
+ */
+#ifndef CUZK_GPU_MSM_H
+#define CUZK_GPU_MSM_H
+
+#include <stddef.h>
+
+#include "cuzk/common.h"
+#include "cuzk/curve.h"
+#include "cuzk/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuzk_gpu_msm cuzk_gpu_msm;
+
+/* Which group a workspace serves. */
+typedef enum { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
+
+/* Per-call statistics (milliseconds of device time per stage, from events; filled when non-NULL). */
+typedef struct {
+    size_t n, n_zero, n_one, n_tail; /* scalars: all, = 0, = 1, the rest */
+    unsigned window, windows;        /* Pippenger window width c and count */
+    float ms_classify, ms_ones, ms_digits_sort, ms_accumulate, ms_reduce, ms_total;
+} cuzk_gpu_msm_stats;
+
+/* A workspace on the current device for MSMs of up to n_max points in `group`. Allocates with cudaMalloc
+ * (call it off the hot path). CUZK_EINVAL for n_max = 0 or above 2^31, CUZK_ENOMEM / CUZK_EIO when the
+ * device cannot hold it. */
+int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err, size_t errlen);
+void cuzk_gpu_msm_free(cuzk_gpu_msm *ws);
+
+/* Device bytes a workspace for n_max points in `group` takes (for memory budgets). */
+size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max);
+
+/* out = sum scalars[i] * bases[i], i < n, on `stream` (a cudaStream_t; NULL = legacy default stream).
+ * d_bases: n affine points (identity = all-zero bytes), d_scalars: n Montgomery scalars, both device
+ * memory. Returns when the result is on the host. window = 0 picks the width from the number of scalars
+ * not in {0, 1}; otherwise 2..20. Errors: CUZK_EINVAL (wrong group, n > n_max, bad window), CUZK_EIO
+ * (a CUDA call failed: the message names it). */
+int cuzk_gpu_g1_msm(cuzk_g1 *out, const cuzk_g1_affine *d_bases, const cuzk_fr *d_scalars, size_t n,
+                    cuzk_gpu_msm *ws, unsigned window, void *stream, cuzk_gpu_msm_stats *stats, char *err,
+                    size_t errlen);
+int cuzk_gpu_g2_msm(cuzk_g2 *out, const cuzk_g2_affine *d_bases, const cuzk_fr *d_scalars, size_t n,
+                    cuzk_gpu_msm *ws, unsigned window, void *stream, cuzk_gpu_msm_stats *stats, char *err,
+                    size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,70 @@
+/*
+ * cuzk/gpu_prove.h — whole-partition Groth16 proving (bellperson convention)
+ * on a CUDA device.
+ *
+ * Two objects keep the device state across proofs:
+ *   cuzk_gpu_pk      the proving key's query vectors (h, l, a, b_g1, b_g2)
+ *                    uploaded once and kept resident; read-only, so several
+ *                    provers (GPU workers) may share one.
+ *   cuzk_gpu_prover  one worker's buffers: the three evaluation vectors, the
+ *                    scalar vectors, the G1 and G2 MSM workspaces and a
+ *                    stream, sized for one key and reused for every proof.
+ * A proof computes the evaluations and the witness check on the host (as
+ * cuzk_groth16_prove_ex does), uploads a, b, c once, runs the H pipeline
+ * (iNTT, coset NTT, (a·b − c)/Z, inverse coset NTT) and the five MSMs on the
+ * device, and assembles and verifies the proof on the host. The proof bytes
+ * equal the CPU prover's for the same witness, r and s.
+ *
+ * Compiled only when the build finds nvcc (library cuzk_gpu).
+ */
+#ifndef CUZK_GPU_PROVE_H
+#define CUZK_GPU_PROVE_H
+
+#include <stddef.h>
+
+#include "cuzk/common.h"
+#include "cuzk/cs.h"
+#include "cuzk/params.h"
+#include "cuzk/pool.h"
+#include "cuzk/prove.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuzk_gpu_pk cuzk_gpu_pk;
+typedef struct cuzk_gpu_prover cuzk_gpu_prover;
+
+/* Device bytes the resident key takes. */
+size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk);
+
+/* Uploads pk's query vectors to the current device (cudaMalloc + copies: call it off the hot path).
+ * pk must outlive the returned object only for its verifying key, which provers read on the host. */
+int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen);
+void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
+
+/* Device bytes one prover for this key takes. */
+size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk);
+
+/* A prover's buffers for keys shaped like gpk's (same vector lengths), on the current device. */
+int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk, char *err, size_t errlen);
+void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
+
+/* cuzk_groth16_prove_ex with the H pipeline and the MSMs on the device. pk is the host key gpk was
+ * loaded from. One call at a time per prover; different provers may run concurrently. The MSMs always
+ * split scalars 0 and 1 off (CUZK_PROVE_NO_SPLIT has no effect: the group elements are the same). */
+int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_gpu_pk *gpk,
+                           cuzk_gpu_prover *prover, const cuzk_cs *cs, const cuzk_fr *z, const cuzk_fr *r,
+                           const cuzk_fr *s, const cuzk_prove_opts *opts, cuzk_pool *pool, char *err,
+                           size_t errlen);
+
+/* Milliseconds of the last proof's device stages (CUDA events), for reports. */
+typedef struct {
+    float upload, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;
+} cuzk_gpu_prove_times;
+void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_times *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,422 @@
+/*
+ * fp.cuh — the BLS12-381 base field Fp for CUDA kernels (and, through the
+ * same code, on the host).
+ *
+ * Representation. An element is twelve 32-bit little-endian limbs of
+ * x·2^384 mod p, fully reduced: byte for byte the host's cuzk_fp (six 64-bit
+ * little-endian limbs of the same Montgomery value), so host arrays of
+ * elements and points are uploaded and read back unchanged. Every function
+ * takes and returns values and every result is reduced. fp_mul and fp_sqr
+ * also accept operands below 2p (not only below p): fp2.cuh feeds them
+ * unreduced sums from fp_add_lazy. p < 2^381 leaves three spare bits, which
+ * is what makes that, and the bounds below, work.
+ *
+ * Multiplication (fp_mul) is fr.cuh's scheme on twelve words: word-serial
+ * Montgomery (CIOS, one row per word a_i: add a_i·b, then m·p with m chosen
+ * to clear the low word, then drop that word), the accumulator kept as the
+ * sum U + V of two thirteen-word numbers. U takes the partial products with
+ * the even-indexed words of b and p, whose (lo, hi) halves fall on the
+ * disjoint word pairs (0,1), (2,3), ..., and V those with the odd-indexed
+ * words, pairs (1,2), (3,4), ...; each carry chain then adds whole 64-bit
+ * products (IMAD.WIDE.U32.X on sm_90). Unlike r, p's low word is not 1:
+ * -p^-1 mod 2^32 = 0xfffcfffd, so m = (U0 + V0)·0xfffcfffd, one extra
+ * multiplication per row. After m·p is added U0 + V0 is 0 or 2^32; that
+ * carry is the carry-in of the next row's first chain. Bounds: with a, b < 2p
+ * the sum stays below b + p < 3p between rows and below 3p·(2^32 + 1) < 2^415
+ * inside one, so thirteen words hold each part; the result is below
+ * 4p^2/2^384 + p < 1.5p, and one conditional subtraction of p ends it.
+ *
+ * Squaring (fp_sqr) computes the 24-word square first and reduces after
+ * (separated operand scanning): the 66 products a_i·a_j with i < j once, into
+ * two accumulators by the parity of i + j (so again every chain adds whole
+ * 64-bit products), then doubled, then the 12 squares a_i^2 added on the even
+ * pairs: 78 word products against fp_mul's 144 for the same step. The low
+ * twelve words T_lo are reduced by the same U + V rows (m·p only), and the
+ * high twelve T_hi are added at the end: REDC(T) = T_hi + (T_lo + M·p)/2^384,
+ * where the second term is at most p and T_hi < 4p^2/2^384 < p/2. With no
+ * product chain between two reduction rows, the carry of the dropped words
+ * must reach m before the next chain runs: it is carried as a value
+ * (U0 != 0 after the row) and put back into the flag just before the chain.
+ *
+ * Carries. The chains are fr.cuh's primitives (add_cc, madc_lo_cc, ... with
+ * an fr_carry standing for the flag on the host): PTX add.cc/addc/mad.lo.cc/
+ * madc.hi in one volatile asm statement each on the device, 64-bit C on the
+ * host. They are reused by including fr.cuh rather than moved to a shared
+ * header, which would mean editing fr.cuh. No field function branches on
+ * data: reductions select with masks.
+ */
+#ifndef CUZK_GPU_FP_CUH
+#define CUZK_GPU_FP_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "fr.cuh"
+
+#define FP_FN static __host__ __device__ __forceinline__
+#define FP_UNROLL FR_UNROLL
+
+struct __align__(16) fp_s
+{
+    uint32_t v[12];
+};
+typedef struct fp_s fp_t;
+
+/* The modulus p in 32-bit limbs, least significant first. */
+#define FP_P_WORDS                                                                                           \
+    {                                                                                                        \
+        0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu,          \
+            0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau                                  \
+    }
+/* -p^-1 mod 2^32 */
+#define FP_N0 0xfffcfffdu
+
+/* ---- elements ------------------------------------------------------------ */
+
+FP_FN fp_t fp_zero(void)
+{
+    fp_t z = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    return z;
+}
+
+/* 1 in Montgomery form: 2^384 mod p. */
+FP_FN fp_t fp_one(void)
+{
+    fp_t o = {{0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u, 0x70525745u,
+               0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u}};
+    return o;
+}
+
+FP_FN bool fp_is_zero(fp_t a)
+{
+    uint32_t d = 0;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++)
+        d |= a.v[i];
+    return d == 0;
+}
+
+FP_FN bool fp_eq(fp_t a, fp_t b)
+{
+    uint32_t d = 0;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++)
+        d |= a.v[i] ^ b.v[i];
+    return d == 0;
+}
+
+/* t - p if t >= p, else t; t < 2p. */
+FP_FN fp_t fp_reduce_once(const uint32_t t[12])
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    fr_carry k = {0};
+    uint32_t u[12];
+    u[0] = sub_cc(&k, t[0], P[0]);
+    FP_UNROLL
+    for (int i = 1; i < 12; i++)
+        u[i] = subc_cc(&k, t[i], P[i]);
+    uint32_t keep = subc(&k, 0, 0); /* all ones when t < p */
+    fp_t r;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++)
+        r.v[i] = (t[i] & keep) | (u[i] & ~keep);
+    return r;
+}
+
+/* a + b as an integer, NOT reduced: below 2p for a, b < p. Only fp_mul and
+ * fp_sqr accept the result (as operands below 2p). */
+FP_FN fp_t fp_add_lazy(fp_t a, fp_t b)
+{
+    fr_carry k = {0};
+    fp_t r;
+    r.v[0] = add_cc(&k, a.v[0], b.v[0]);
+    FP_UNROLL
+    for (int i = 1; i < 11; i++)
+        r.v[i] = addc_cc(&k, a.v[i], b.v[i]);
+    r.v[11] = addc(&k, a.v[11], b.v[11]); /* < 2^382: no carry out */
+    return r;
+}
+
+FP_FN fp_t fp_add(fp_t a, fp_t b)
+{
+    fp_t t = fp_add_lazy(a, b);
+    return fp_reduce_once(t.v);
+}
+
+/* 2a by a one-bit shift (no carry chain), then one conditional subtraction. */
+FP_FN fp_t fp_dbl(fp_t a)
+{
+    uint32_t t[12];
+    t[0] = a.v[0] << 1;
+    FP_UNROLL
+    for (int i = 1; i < 12; i++) {
+#ifdef __CUDA_ARCH__
+        t[i] = __funnelshift_l(a.v[i - 1], a.v[i], 1);
+#else
+        t[i] = (a.v[i] << 1) | (a.v[i - 1] >> 31);
+#endif
+    }
+    return fp_reduce_once(t);
+}
+
+FP_FN fp_t fp_sub(fp_t a, fp_t b)
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    fr_carry k = {0};
+    uint32_t t[12];
+    t[0] = sub_cc(&k, a.v[0], b.v[0]);
+    FP_UNROLL
+    for (int i = 1; i < 12; i++)
+        t[i] = subc_cc(&k, a.v[i], b.v[i]);
+    uint32_t m = subc(&k, 0, 0); /* all ones on borrow: add p back */
+    fp_t r;
+    r.v[0] = add_cc(&k, t[0], P[0] & m);
+    FP_UNROLL
+    for (int i = 1; i < 11; i++)
+        r.v[i] = addc_cc(&k, t[i], P[i] & m);
+    r.v[11] = addc(&k, t[11], P[11] & m);
+    return r;
+}
+
+/* p - a, and 0 for a = 0 (masked, no branch). */
+FP_FN fp_t fp_neg(fp_t a)
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    uint32_t nz = 0;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++)
+        nz |= a.v[i];
+    uint32_t mask = 0u - (uint32_t)(nz != 0);
+    fr_carry k = {0};
+    fp_t r;
+    r.v[0] = sub_cc(&k, P[0], a.v[0]) & mask;
+    FP_UNROLL
+    for (int i = 1; i < 11; i++)
+        r.v[i] = subc_cc(&k, P[i], a.v[i]) & mask;
+    r.v[11] = subc(&k, P[11], a.v[11]) & mask;
+    return r;
+}
+
+/* ---- multiplication ------------------------------------------------------ */
+
+/* u[0..11] += ai·(w0, w2, ..., w10) as six (lo, hi) pairs, the carry out into
+ * u[12]; CIN: the chain takes the carry flag in (the previous row's). */
+template <bool CIN>
+__host__ __device__ __forceinline__ void fp_pairs_even(fr_carry *k, uint32_t u[13], uint32_t ai,
+                                                       const uint32_t w[12])
+{
+    u[0] = CIN ? madc_lo_cc(k, ai, w[0], u[0]) : mad_lo_cc(k, ai, w[0], u[0]);
+    u[1] = madc_hi_cc(k, ai, w[0], u[1]);
+    FP_UNROLL
+    for (int j = 2; j < 12; j += 2) {
+        u[j] = madc_lo_cc(k, ai, w[j], u[j]);
+        u[j + 1] = madc_hi_cc(k, ai, w[j], u[j + 1]);
+    }
+    u[12] = addc(k, u[12], 0);
+}
+
+/* v[1..12] += ai·(w1, w3, ..., w11)·2^32 as six (lo, hi) pairs; no carry in or out. */
+FP_FN void fp_pairs_odd(fr_carry *k, uint32_t v[13], uint32_t ai, const uint32_t w[12])
+{
+    v[1] = mad_lo_cc(k, ai, w[1], v[1]);
+    v[2] = madc_hi_cc(k, ai, w[1], v[2]);
+    FP_UNROLL
+    for (int j = 3; j < 11; j += 2) {
+        v[j] = madc_lo_cc(k, ai, w[j], v[j]);
+        v[j + 1] = madc_hi_cc(k, ai, w[j], v[j + 1]);
+    }
+    v[11] = madc_lo_cc(k, ai, w[11], v[11]);
+    v[12] = madc_hi(k, ai, w[11], v[12]);
+}
+
+/* One reduction row of fp_mul: m = (U0 + V0)·n0 clears the low word of
+ * U + V + m·p; then both parts move down one word. The carry of the dropped
+ * words (0 or 1) is left in the flag: the next chain, a product row's, takes
+ * it in before any m is computed. */
+FP_FN void fp_redc_row(fr_carry *k, uint32_t u[13], uint32_t v[13], const uint32_t P[12])
+{
+    uint32_t m = (u[0] + v[0]) * FP_N0;
+    fp_pairs_even<false>(k, u, m, P);
+    fp_pairs_odd(k, v, m, P);
+    (void)add_cc(k, u[0], v[0]); /* 0 or 2^32 */
+    FP_UNROLL
+    for (int j = 0; j < 12; j++) {
+        u[j] = u[j + 1];
+        v[j] = v[j + 1];
+    }
+    u[12] = 0;
+    v[12] = 0;
+}
+
+/* A reduction row with no product before it (fp_sqr): the previous row's
+ * carry c is still pending, so m must count it, m = (U0 + V0 + c)·n0, and
+ * the flag is set to c just before the chain that adds it. The new carry is
+ * returned as a value: after m·p, U0 + V0 is 0 or 2^32, so it is 1 exactly
+ * when U0 != 0. */
+FP_FN uint32_t fp_redc_row_c(fr_carry *k, uint32_t u[13], uint32_t v[13], const uint32_t P[12], uint32_t c)
+{
+    uint32_t m = (u[0] + v[0] + c) * FP_N0;
+    (void)add_cc(k, c, 0xffffffffu); /* flag = c */
+    fp_pairs_even<true>(k, u, m, P);
+    fp_pairs_odd(k, v, m, P);
+    c = u[0] != 0;
+    FP_UNROLL
+    for (int j = 0; j < 12; j++) {
+        u[j] = u[j + 1];
+        v[j] = v[j + 1];
+    }
+    u[12] = 0;
+    v[12] = 0;
+    return c;
+}
+
+/* a·b·2^-384 mod p for a, b < 2p, with p's words from the caller: P = p,
+ * for a kernel that keeps them in registers (loaded from memory, so that
+ * ptxas cannot fold them into immediates). The result is below p. */
+FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
+{
+    fr_carry k = {0};
+    uint32_t u[13], v[13];
+    uint32_t a0 = a.v[0];
+    FP_UNROLL
+    for (int j = 0; j < 12; j += 2) {
+        u[j] = a0 * b.v[j];
+        u[j + 1] = (uint32_t)(((uint64_t)a0 * b.v[j]) >> 32);
+        v[j + 1] = a0 * b.v[j + 1];
+        v[j + 2] = (uint32_t)(((uint64_t)a0 * b.v[j + 1]) >> 32);
+    }
+    u[12] = 0;
+    v[0] = 0;
+    fp_redc_row(&k, u, v, P);
+    FP_UNROLL
+    for (int i = 1; i < 12; i++) {
+        fp_pairs_even<true>(&k, u, a.v[i], b.v);
+        fp_pairs_odd(&k, v, a.v[i], b.v);
+        fp_redc_row(&k, u, v, P);
+    }
+    uint32_t t[12];
+    t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
+    FP_UNROLL
+    for (int j = 1; j < 11; j++)
+        t[j] = addc_cc(&k, u[j], v[j]);
+    t[11] = addc(&k, u[11], v[11]);
+    return fp_reduce_once(t);
+}
+
+/* a·b·2^-384 mod p for a, b < 2p, p's words as immediates; the result is below p. */
+FP_FN fp_t fp_mul(fp_t a, fp_t b)
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    return fp_mul_pw(a, b, P);
+}
+
+/* x[2i+1..] += a_i·(a_j : j = i+1, i+3, ... or i+2, i+4, ..., up to 11): one
+ * row of the off-diagonal products, all of one parity of i + j, pairs at
+ * words (i+j, i+j+1). After rows 0..i the accumulator is below 2^(32(i+13)),
+ * so the chain's carry lands in word i+12 without overflowing it. */
+FP_FN void fp_sqr_row(fr_carry *k, uint32_t x[24], const uint32_t a[12], int i, int j0)
+{
+    if (j0 > 11)
+        return;
+    int j = j0;
+    x[i + j] = mad_lo_cc(k, a[i], a[j], x[i + j]);
+    x[i + j + 1] = madc_hi_cc(k, a[i], a[j], x[i + j + 1]);
+    FP_UNROLL
+    for (j = j0 + 2; j < 12; j += 2) {
+        x[i + j] = madc_lo_cc(k, a[i], a[j], x[i + j]);
+        x[i + j + 1] = madc_hi_cc(k, a[i], a[j], x[i + j + 1]);
+    }
+    if (i + j - 2 + 1 < i + 12) /* the last pair ended at word i+11: carry into i+12 */
+        x[i + 12] = addc(k, x[i + 12], 0);
+}
+
+/* a^2·2^-384 mod p for a < 2p; the result is below p. */
+FP_FN fp_t fp_sqr(fp_t a)
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    fr_carry k = {0};
+    uint32_t e[24], o[24];
+    FP_UNROLL
+    for (int j = 0; j < 24; j++) {
+        e[j] = 0;
+        o[j] = 0;
+    }
+    FP_UNROLL
+    for (int i = 0; i < 11; i++) {
+        fp_sqr_row(&k, o, a.v, i, i + 1);
+        fp_sqr_row(&k, e, a.v, i, i + 2);
+    }
+    /* t = 2(e + o) + sum a_i^2 2^(64 i) < 2^768 */
+    uint32_t s[24], t[24];
+    s[0] = add_cc(&k, e[0], o[0]);
+    FP_UNROLL
+    for (int j = 1; j < 23; j++)
+        s[j] = addc_cc(&k, e[j], o[j]);
+    s[23] = addc(&k, e[23], o[23]);
+    t[0] = s[0] << 1;
+    FP_UNROLL
+    for (int j = 1; j < 24; j++) {
+#ifdef __CUDA_ARCH__
+        t[j] = __funnelshift_l(s[j - 1], s[j], 1);
+#else
+        t[j] = (s[j] << 1) | (s[j - 1] >> 31);
+#endif
+    }
+    t[0] = mad_lo_cc(&k, a.v[0], a.v[0], t[0]);
+    t[1] = madc_hi_cc(&k, a.v[0], a.v[0], t[1]);
+    FP_UNROLL
+    for (int i = 1; i < 11; i++) {
+        t[2 * i] = madc_lo_cc(&k, a.v[i], a.v[i], t[2 * i]);
+        t[2 * i + 1] = madc_hi_cc(&k, a.v[i], a.v[i], t[2 * i + 1]);
+    }
+    t[22] = madc_lo_cc(&k, a.v[11], a.v[11], t[22]);
+    t[23] = madc_hi(&k, a.v[11], a.v[11], t[23]);
+
+    /* REDC of the low half; the high half is added at the end. */
+    uint32_t u[13], v[13];
+    FP_UNROLL
+    for (int j = 0; j < 12; j++) {
+        u[j] = t[j];
+        v[j] = 0;
+    }
+    u[12] = 0;
+    v[12] = 0;
+    uint32_t c = 0;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++)
+        c = fp_redc_row_c(&k, u, v, P, c);
+    uint32_t r[12];
+    (void)add_cc(&k, c, 0xffffffffu);
+    r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
+    FP_UNROLL
+    for (int j = 1; j < 11; j++)
+        r[j] = addc_cc(&k, u[j], v[j]);
+    r[11] = addc(&k, u[11], v[11]);
+    r[0] = add_cc(&k, r[0], t[12]); /* + T_hi: below 1.5p + 1 */
+    FP_UNROLL
+    for (int j = 1; j < 11; j++)
+        r[j] = addc_cc(&k, r[j], t[12 + j]);
+    r[11] = addc(&k, r[11], t[23]);
+    return fp_reduce_once(r);
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* 48-byte element as three 16-byte accesses (p must be 16-byte aligned). */
+FP_FN fp_t fp_load(const fp_t *p)
+{
+    const uint4 *q = (const uint4 *)p;
+    uint4 a = q[0], b = q[1], c = q[2];
+    fp_t r = {{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}};
+    return r;
+}
+
+FP_FN void fp_store(fp_t *p, fp_t a)
+{
+    uint4 *q = (uint4 *)p;
+    q[0] = make_uint4(a.v[0], a.v[1], a.v[2], a.v[3]);
+    q[1] = make_uint4(a.v[4], a.v[5], a.v[6], a.v[7]);
+    q[2] = make_uint4(a.v[8], a.v[9], a.v[10], a.v[11]);
+}
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * msm.cu — G1/G2 multi-scalar multiplication on the GPU (cuzk/gpu_msm.h;
+ * design and measurements in docs/design/014-gpu-msm.md).
+ *
+ * Stages, all on the caller's stream:
+ *  1. classify   one thread per scalar: 0, 1 (Montgomery one) or other.
+ *                CUB's DeviceSelect compacts the indices of the others (the
+ *                tail); their count is read back (the first synchronisation)
+ *                and picks the window width c.
+ *  2. ones       a grid-stride sum of the bases whose scalar is one, then a
+ *                tree reduction of the per-thread partial sums.
+ *  3. scalars    the tail's scalars converted out of Montgomery form (one
+ *                multiplication by the integer 1), stored compacted.
+ *  4. per window w of the W = ceil(256 / c) signed windows:
+ *     digits     digit d_w of every tail scalar in [-2^(c-1), 2^(c-1)]; key
+ *                |d_w| (0 = skip), value = base index | sign << 31; a
+ *                histogram of the keys.
+ *     sort       CUB radix sort of (key, value) over the c key bits: each
+ *                bucket's entries become one contiguous run (zeros first).
+ *     items      every bucket's run is cut into work items of at most T
+ *                entries (T from the tail size), so one huge bucket (say,
+ *                every scalar equal to 2) cannot serialise the kernel; a
+ *                thread sums one item into an XYZZ partial sum, then a
+ *                thread per bucket adds up its items.
+ *     reduce     sum_b b·S_b: the buckets are cut into groups of m; a thread
+ *                runs the running-sum recurrence over its group (2 additions
+ *                per bucket) and adds (group offset)·(group sum) by
+ *                double-and-add; the group results are tree-reduced into the
+ *                window sum.
+ *  5. combine    the W window sums and the ones sum are read back (the second
+ *                synchronisation) and combined on the host by Horner's rule
+ *                with c doublings per window.
+ *
+ * Every addition is complete (identity, P + P, P - P), so duplicate bases,
+ * identity bases and repeated scalars need no special path.
+ */
+#include "gpu/msm_impl.cuh"
+
+/* ---- workspace -------------------------------------------------------------- */
+
+
+static size_t xyzz_bytes(cuzk_gpu_group g)
+{
+    return g == CUZK_GPU_G1 ? sizeof(g1_xyzz_t) : sizeof(g2_xyzz_t);
+}
+
+static size_t msm_max_buckets(void)
+{
+    return (size_t)1 << (MSM_MAX_C - 1);
+}
+
+static size_t msm_max_items(size_t n_max)
+{
+    return (size_t)ceil_div_u(n_max, msm_item_len(n_max)) + msm_max_buckets();
+}
+
+static size_t msm_red_len(size_t n_max)
+{
+    size_t groups = msm_max_buckets() / MSM_GROUP_M;
+    size_t r = MSM_ONES_THREADS > groups ? MSM_ONES_THREADS : groups;
+    return r;
+}
+
+static size_t cub_bytes_for(size_t n_max)
+{
+    size_t a = 0, b = 0, c = 0;
+    cub::DoubleBuffer<uint32_t> kb(NULL, NULL), vb(NULL, NULL);
+    cub::DeviceRadixSort::SortPairs(NULL, a, kb, vb, (int)n_max, 0, MSM_MAX_C);
+    cub::DeviceSelect::Flagged(NULL, b, thrust::counting_iterator<uint32_t>(0), (const uint8_t *)NULL,
+                               (uint32_t *)NULL, (uint32_t *)NULL, (int)n_max);
+    cub::DeviceScan::ExclusiveSum(NULL, c, (const uint32_t *)NULL, (uint32_t *)NULL,
+                                  (int)msm_max_buckets() + 2);
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max)
+{
+    size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
+    return n_max * (1 + 1 + 4 + 32 + 16) + 4 + (4 * B + 8) * 4 + msm_max_items(n_max) * pb + B * pb +
+           2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max);
+}
+
+extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
+{
+    if (!ws)
+        return;
+    void *ptrs[] = {ws->cls,     ws->tail_flag, ws->tail_idx, ws->n_sel,    ws->tail_k,  ws->keys[0],
+                    ws->keys[1], ws->vals[0],   ws->vals[1],  ws->counts,   ws->offs,    ws->item_cnt,
+                    ws->item_off, ws->items,    ws->buckets,  ws->red[0],   ws->red[1],  ws->wins,
+                    ws->cub_tmp};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+        if (ptrs[i])
+            cudaFree(ptrs[i]);
+    for (int i = 0; i < 8; i++)
+        if (ws->ev[i])
+            cudaEventDestroy(ws->ev[i]);
+    free(ws);
+}
+
+extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err,
+                                size_t errlen)
+{
+    *out = NULL;
+    if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: unknown group %d", (int)group);
+    if (n_max == 0 || n_max > ((size_t)1 << 31))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: workspace size %zu outside 1..2^31", n_max);
+    cuzk_gpu_msm *ws = (cuzk_gpu_msm *)calloc(1, sizeof *ws);
+    if (!ws)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu msm: out of host memory");
+    ws->group = group;
+    ws->n_max = n_max;
+    ws->point_bytes = xyzz_bytes(group);
+    ws->max_items = msm_max_items(n_max);
+    ws->red_len = msm_red_len(n_max);
+    ws->cub_bytes = cub_bytes_for(n_max);
+    size_t B = msm_max_buckets(), pb = ws->point_bytes;
+    struct {
+        void **p;
+        size_t bytes;
+    } allocs[] = {
+        {(void **)&ws->cls, n_max},
+        {(void **)&ws->tail_flag, n_max},
+        {(void **)&ws->tail_idx, n_max * 4},
+        {(void **)&ws->n_sel, 4},
+        {(void **)&ws->tail_k, n_max * 32},
+        {(void **)&ws->keys[0], n_max * 4},
+        {(void **)&ws->keys[1], n_max * 4},
+        {(void **)&ws->vals[0], n_max * 4},
+        {(void **)&ws->vals[1], n_max * 4},
+        {(void **)&ws->counts, (B + 2) * 4},
+        {(void **)&ws->offs, (B + 2) * 4},
+        {(void **)&ws->item_cnt, (B + 2) * 4},
+        {(void **)&ws->item_off, (B + 2) * 4},
+        {&ws->items, ws->max_items * pb},
+        {&ws->buckets, B * pb},
+        {&ws->red[0], ws->red_len * pb},
+        {&ws->red[1], ws->red_len * pb},
+        {&ws->wins, (MSM_MAX_W + 1) * pb},
+        {&ws->cub_tmp, ws->cub_bytes},
+    };
+    for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
+        cudaError_t e = cudaMalloc(allocs[i].p, allocs[i].bytes);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            int rc = cuda_fail(err, errlen, "cudaMalloc of the msm workspace", e);
+            cuzk_gpu_msm_free(ws);
+            return rc;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        cudaError_t e = cudaEventCreate(&ws->ev[i]);
+        if (e != cudaSuccess) {
+            int rc = cuda_fail(err, errlen, "cudaEventCreate", e);
+            cuzk_gpu_msm_free(ws);
+            return rc;
+        }
+    }
+    *out = ws;
+    return CUZK_OK;
+}
+

@@ -1,0 +1,502 @@
+/*
+ * msm_impl.cuh — the GPU MSM's kernels and driver, shared by msm_g1.cu and
+ * msm_g2.cu (one group each, so the two compile in parallel); msm.cu owns the
+ * workspace. The algorithm is described in msm.cu.
+ */
+#ifndef CUZK_GPU_MSM_IMPL_CUH
+#define CUZK_GPU_MSM_IMPL_CUH
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/gpu_msm.h"
+#include "gpu/ec.cuh"
+#include "gpu/fr.cuh"
+
+#define MSM_THREADS 256
+#define MSM_MAX_C 20
+#define MSM_MAX_W 129 /* msm_windows(2) */
+#define MSM_GROUP_M 64  /* buckets per reduction group */
+#define MSM_FAN 16      /* points per thread in a tree-reduction step */
+#define MSM_ITEMS 1048576u /* target work items per window */
+#define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
+
+enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
+
+/* ---- host-side helpers ---------------------------------------------------- */
+
+static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
+{
+    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
+                     "gpu msm: %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+#define CU(call, what)                                                                                       \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess)                                                                               \
+            return cuda_fail(err, errlen, what, e_);                                                         \
+    } while (0)
+
+static inline unsigned ceil_div_u(size_t a, size_t b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+/* Signed windows for scalars < r: ceil(256 / c), plus one when the top window could still produce a
+ * carry, i.e. when (r - 1)'s bits from (W - 1)·c up, plus an incoming carry, can reach 2^(c-1) (c = 2
+ * with r - 1, whose bits 254..255 are 01, needs a 129th window). */
+static inline unsigned msm_windows(unsigned c)
+{
+    static const uint64_t r_minus_1[4] = {0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
+                                          0x73eda753299d7d48ull};
+    unsigned w = (256 + c - 1) / c, pos = (w - 1) * c;
+    uint64_t top = 0;
+    if (pos < 256) {
+        unsigned limb = pos / 64, sh = pos % 64;
+        top = r_minus_1[limb] >> sh;
+        if (sh && limb + 1 < 4)
+            top |= r_minus_1[limb + 1] << (64 - sh);
+    }
+    if (top + 1 >= (1ull << (c - 1)))
+        w++;
+    return w;
+}
+
+/* Window width for a tail of n scalars: about log2(n) - 7, in [4, 20]. */
+static inline unsigned msm_pick_window(size_t n)
+{
+    unsigned lg = 0;
+    while (lg < 40 && ((size_t)1 << (lg + 1)) <= n)
+        lg++;
+    int c = (int)lg - 7;
+    if (c < 4)
+        c = 4;
+    if (c > MSM_MAX_C)
+        c = MSM_MAX_C;
+    return (unsigned)c;
+}
+
+/* Work-item length for a tail of n entries and B buckets per window. */
+static inline unsigned msm_item_len(size_t n)
+{
+    size_t t = (n + MSM_ITEMS - 1) / MSM_ITEMS;
+    return (unsigned)(t < 16 ? 16 : t);
+}
+
+struct cuzk_gpu_msm {
+    cuzk_gpu_group group;
+    size_t n_max;
+    size_t point_bytes; /* one XYZZ point */
+    uint8_t *cls;       /* n_max classes */
+    uint8_t *tail_flag; /* n_max: 1 for CLS_TAIL */
+    uint32_t *tail_idx; /* n_max */
+    uint32_t *n_sel;    /* 1: number of tail entries */
+    uint32_t *tail_k;   /* n_max x 8 words: canonical tail scalars */
+    uint32_t *keys[2], *vals[2];
+    uint32_t *counts;   /* 2^(MAX_C-1) + 2: entries per key 0..B, then a 0 */
+    uint32_t *offs;     /* 2^(MAX_C-1) + 2: run starts, zeros first, then the total */
+    uint32_t *item_cnt; /* 2^(MAX_C-1) + 2 */
+    uint32_t *item_off; /* 2^(MAX_C-1) + 2 */
+    void *items;        /* item partial sums */
+    size_t max_items;
+    void *buckets;      /* 2^(MAX_C-1) XYZZ */
+    void *red[2];       /* tree-reduction buffers */
+    size_t red_len;
+    void *wins;         /* MSM_MAX_W + 1 XYZZ: window sums, then the ones sum */
+    void *cub_tmp;
+    size_t cub_bytes;
+    cudaEvent_t ev[8];
+};
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+static __global__ void k_classify(const fr_t *__restrict__ k, size_t n, uint8_t *cls, uint8_t *tail_flag)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t a = fr_load(k + i);
+    fr_t one = fr_one();
+    bool zero = true, isone = true;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        zero &= a.v[j] == 0;
+        isone &= a.v[j] == one.v[j];
+    }
+    uint8_t c = zero ? CLS_ZERO : isone ? CLS_ONE : CLS_TAIL;
+    cls[i] = c;
+    tail_flag[i] = c == CLS_TAIL;
+}
+
+/* Tail scalar j out of Montgomery form: a·1·2^-256 = a. */
+static __global__ void k_tail_scalars(const fr_t *__restrict__ k, const uint32_t *__restrict__ idx,
+                               const uint32_t *__restrict__ n_sel, uint32_t *out)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= *n_sel)
+        return;
+    fr_t raw1;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        raw1.v[w] = w == 0;
+    fr_t a = fr_mul(fr_load(k + idx[j]), raw1);
+    uint4 *o = (uint4 *)(out + 8 * j);
+    o[0] = make_uint4(a.v[0], a.v[1], a.v[2], a.v[3]);
+    o[1] = make_uint4(a.v[4], a.v[5], a.v[6], a.v[7]);
+}
+
+/* Bits [pos, pos + c) of the 256-bit k (zero above bit 255), c <= 20. */
+static __device__ __forceinline__ uint32_t window_bits(const uint32_t k[8], unsigned pos, unsigned c)
+{
+    unsigned w = pos >> 5, sh = pos & 31;
+    if (w >= 8)
+        return 0;
+    uint64_t v = k[w] >> sh;
+    if (sh + c > 32 && w + 1 < 8)
+        v |= (uint64_t)k[w + 1] << (32 - sh);
+    return (uint32_t)v & ((1u << c) - 1);
+}
+
+/* Signed digit w of k: window value plus the carry out of the windows below, which is 1 when the first
+ * window below that is not 2^(c-1) - 1 is at least 2^(c-1) (a window equal to 2^(c-1) - 1 passes the
+ * carry it receives on unchanged). */
+static __device__ __forceinline__ int32_t signed_digit(const uint32_t k[8], unsigned w, unsigned c)
+{
+    uint32_t half = 1u << (c - 1), carry = 0;
+    for (unsigned i = w; i-- > 0;) {
+        uint32_t b = window_bits(k, i * c, c);
+        if (b != half - 1) {
+            carry = b >= half;
+            break;
+        }
+    }
+    int32_t d = (int32_t)(window_bits(k, w * c, c) + carry);
+    return d >= (int32_t)half ? d - (int32_t)(1u << c) : d;
+}
+
+static __global__ void k_digits(const uint32_t *__restrict__ tail_k, const uint32_t *__restrict__ idx,
+                         const uint32_t *__restrict__ n_sel, unsigned w, unsigned c, uint32_t *keys,
+                         uint32_t *vals, uint32_t *counts)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t n = *n_sel;
+    uint32_t key = 0xffffffffu;
+    if (j < n) {
+        uint32_t k[8];
+        const uint4 *p = (const uint4 *)(tail_k + 8 * j);
+        uint4 lo = p[0], hi = p[1];
+        k[0] = lo.x, k[1] = lo.y, k[2] = lo.z, k[3] = lo.w, k[4] = hi.x, k[5] = hi.y, k[6] = hi.z, k[7] = hi.w;
+        int32_t d = signed_digit(k, w, c);
+        key = (uint32_t)(d < 0 ? -d : d);
+        keys[j] = key;
+        vals[j] = idx[j] | (d < 0 ? 0x80000000u : 0u);
+        if (key)
+            atomicAdd(&counts[key], 1u);
+    }
+    /* zeros counted once per warp */
+    unsigned zmask = __ballot_sync(0xffffffffu, key == 0);
+    if ((threadIdx.x & 31) == 0 && zmask)
+        atomicAdd(&counts[0], (unsigned)__popc(zmask));
+}
+
+/* Items per key: ceil(count / T) for keys 1..B; key 0 (zero digits) and the entry past B have none. */
+static __global__ void k_item_counts(const uint32_t *__restrict__ counts, unsigned B, unsigned T, uint32_t *item_cnt)
+{
+    unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > B + 1)
+        return;
+    item_cnt[b] = b == 0 || b > B ? 0 : (counts[b] + T - 1) / T;
+}
+
+/* One work item: entries [lo, hi) of one bucket's run, summed into an XYZZ partial. */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_items(const ec_affine<F> *__restrict__ bases,
+                                                       const uint32_t *__restrict__ vals,
+                                                       const uint32_t *__restrict__ offs,
+                                                       const uint32_t *__restrict__ item_off, unsigned B,
+                                                       unsigned T, ec_xyzz<F> *items)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= item_off[B + 1])
+        return;
+    /* bucket key b in 1..B with item_off[b] <= t < item_off[b + 1] */
+    unsigned lo_b = 1, hi_b = B;
+    while (lo_b < hi_b) {
+        unsigned mid = (lo_b + hi_b + 1) >> 1;
+        if (item_off[mid] <= t)
+            lo_b = mid;
+        else
+            hi_b = mid - 1;
+    }
+    unsigned b = lo_b;
+    uint32_t j = t - item_off[b];
+    uint32_t lo = offs[b] + j * T, end = offs[b + 1];
+    uint32_t hi = lo + T < end ? lo + T : end;
+    ec_xyzz<F> acc;
+    ec_xyzz_set_identity(acc);
+    for (uint32_t e = lo; e < hi; e++) {
+        uint32_t v = vals[e];
+        ec_affine<F> p = bases[v & 0x7fffffffu];
+        if (v >> 31)
+            ec_xyzz_sub_affine(acc, p);
+        else
+            ec_xyzz_add_affine(acc, p);
+    }
+    items[t] = acc;
+}
+
+/* Bucket b (key b + 1) = sum of its items. */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_buckets(const ec_xyzz<F> *__restrict__ items,
+                                                         const uint32_t *__restrict__ item_off, unsigned B,
+                                                         ec_xyzz<F> *buckets)
+{
+    unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B)
+        return;
+    uint32_t lo = item_off[b + 1], hi = item_off[b + 2];
+    ec_xyzz<F> acc;
+    ec_xyzz_set_identity(acc);
+    for (uint32_t i = lo; i < hi; i++)
+        ec_xyzz_add(acc, items[i]);
+    buckets[b] = acc;
+}
+
+/* Group g of m buckets: sum_{i in group} (i + 1)·S_i, by the running sum from the top. */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> *__restrict__ buckets,
+                                                               unsigned B, unsigned m, ec_xyzz<F> *out)
+{
+    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g * m >= B)
+        return;
+    unsigned lo = g * m, hi = lo + m < B ? lo + m : B;
+    ec_xyzz<F> run, acc;
+    ec_xyzz_set_identity(run);
+    ec_xyzz_set_identity(acc);
+    for (unsigned i = hi; i-- > lo;) {
+        ec_xyzz_add(run, buckets[i]);
+        ec_xyzz_add(acc, run);
+    }
+    /* acc = sum (i - lo + 1)·S_i; add lo·(sum S_i) */
+    if (lo) {
+        ec_xyzz_mul_small(run, lo);
+        ec_xyzz_add(acc, run);
+    }
+    out[g] = acc;
+}
+
+/* Grid-stride sum of the bases whose class is one; one partial per thread. */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_ones(const ec_affine<F> *__restrict__ bases,
+                                                      const uint8_t *__restrict__ cls, size_t n,
+                                                      ec_xyzz<F> *partials)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    ec_xyzz<F> acc;
+    ec_xyzz_set_identity(acc);
+    for (size_t i = t; i < n; i += stride)
+        if (cls[i] == CLS_ONE)
+            ec_xyzz_add_affine(acc, bases[i]);
+    partials[t] = acc;
+}
+
+/* out[t] = in[t·FAN] + ... + in[t·FAN + FAN - 1] (within n). */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_reduce(const ec_xyzz<F> *__restrict__ in, size_t n,
+                                                        ec_xyzz<F> *out)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t lo = t * MSM_FAN;
+    if (lo >= n)
+        return;
+    size_t hi = lo + MSM_FAN < n ? lo + MSM_FAN : n;
+    ec_xyzz<F> acc = in[lo];
+    for (size_t i = lo + 1; i < hi; i++)
+        ec_xyzz_add(acc, in[i]);
+    out[t] = acc;
+}
+
+/* ---- host driver ---------------------------------------------------------------- */
+
+/* Host-side XYZZ operations on the same bytes (for the final combination). */
+template <class F> struct host_xyzz;
+template <> struct host_xyzz<fp_t> {
+    typedef cuzk_g1_xyzz X;
+    typedef cuzk_g1 J;
+    static void id(X *r) { cuzk_g1_xyzz_set_identity(r); }
+    static void add(X *r, const X *a, const X *b) { cuzk_g1_xyzz_add(r, a, b); }
+    static void dbl(X *r, const X *a) { cuzk_g1_xyzz_dbl(r, a); }
+    static void to_jac(J *r, const X *a) { cuzk_g1_xyzz_to_jacobian(r, a); }
+};
+template <> struct host_xyzz<fp2_t> {
+    typedef cuzk_g2_xyzz X;
+    typedef cuzk_g2 J;
+    static void id(X *r) { cuzk_g2_xyzz_set_identity(r); }
+    static void add(X *r, const X *a, const X *b) { cuzk_g2_xyzz_add(r, a, b); }
+    static void dbl(X *r, const X *a) { cuzk_g2_xyzz_dbl(r, a); }
+    static void to_jac(J *r, const X *a) { cuzk_g2_xyzz_to_jacobian(r, a); }
+};
+
+static inline unsigned grid_for(size_t n)
+{
+    return ceil_div_u(n ? n : 1, MSM_THREADS);
+}
+
+/* Tree-reduces n points at src (which may be one of ws->red) into dst[0]. */
+template <class F>
+static int reduce_to(cuzk_gpu_msm *ws, const ec_xyzz<F> *src, size_t n, ec_xyzz<F> *dst, cudaStream_t st,
+                     char *err, size_t errlen)
+{
+    ec_xyzz<F> *bufs[2] = {(ec_xyzz<F> *)ws->red[0], (ec_xyzz<F> *)ws->red[1]};
+    const ec_xyzz<F> *cur = src;
+    int which = src == bufs[0] ? 1 : 0;
+    while (n > 1) {
+        size_t m = (n + MSM_FAN - 1) / MSM_FAN;
+        k_reduce<F><<<grid_for(m), MSM_THREADS, 0, st>>>(cur, n, bufs[which]);
+        CU(cudaGetLastError(), "k_reduce launch");
+        cur = bufs[which];
+        which ^= 1;
+        n = m;
+    }
+    CU(cudaMemcpyAsync(dst, cur, sizeof(ec_xyzz<F>), cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync (reduce)");
+    return CUZK_OK;
+}
+
+template <class F>
+static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, const fr_t *scalars, size_t n,
+                   cuzk_gpu_msm *ws, unsigned window, cudaStream_t st, cuzk_gpu_msm_stats *stats, char *err,
+                   size_t errlen)
+{
+    typedef host_xyzz<F> H;
+    if (n > ws->n_max)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: %zu points exceed the workspace's %zu", n,
+                         ws->n_max);
+    if (window == 1 || window > MSM_MAX_C)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: window %u outside 2..%d", window, MSM_MAX_C);
+    if (n == 0) {
+        typename H::X z;
+        H::id(&z);
+        H::to_jac(out, &z);
+        if (stats)
+            memset(stats, 0, sizeof *stats);
+        return CUZK_OK;
+    }
+    ec_xyzz<F> *wins = (ec_xyzz<F> *)ws->wins;
+    ec_xyzz<F> *red0 = (ec_xyzz<F> *)ws->red[0];
+
+    CU(cudaEventRecord(ws->ev[0], st), "cudaEventRecord");
+    /* 1. classify and compact the tail */
+    k_classify<<<grid_for(n), MSM_THREADS, 0, st>>>(scalars, n, ws->cls, ws->tail_flag);
+    CU(cudaGetLastError(), "k_classify launch");
+    size_t tb = ws->cub_bytes;
+    CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, thrust::counting_iterator<uint32_t>(0), ws->tail_flag,
+                                  ws->tail_idx, ws->n_sel, (int)n, st),
+       "cub::DeviceSelect::Flagged");
+    uint32_t n_tail = 0;
+    CU(cudaMemcpyAsync(&n_tail, ws->n_sel, 4, cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync (tail count)");
+    CU(cudaEventRecord(ws->ev[1], st), "cudaEventRecord");
+
+    /* 2. ones */
+    k_ones<F><<<MSM_ONES_THREADS / MSM_THREADS, MSM_THREADS, 0, st>>>(bases, ws->cls, n, red0);
+    CU(cudaGetLastError(), "k_ones launch");
+    int rc = reduce_to<F>(ws, red0, MSM_ONES_THREADS, wins + MSM_MAX_W, st, err, errlen);
+    if (rc)
+        return rc;
+    CU(cudaEventRecord(ws->ev[2], st), "cudaEventRecord");
+    CU(cudaStreamSynchronize(st), "cudaStreamSynchronize (tail count)");
+
+    unsigned c = window ? window : msm_pick_window(n_tail);
+    unsigned W = n_tail ? msm_windows(c) : 0, B = 1u << (c - 1);
+    unsigned T = msm_item_len(n_tail);
+    float t_digits = 0, t_acc = 0, t_red = 0;
+
+    /* 3. tail scalars */
+    if (n_tail) {
+        k_tail_scalars<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(scalars, ws->tail_idx, ws->n_sel, ws->tail_k);
+        CU(cudaGetLastError(), "k_tail_scalars launch");
+    }
+    /* 4. windows */
+    for (unsigned w = 0; w < W; w++) {
+        CU(cudaEventRecord(ws->ev[3], st), "cudaEventRecord");
+        CU(cudaMemsetAsync(ws->counts, 0, (B + 2) * 4, st), "cudaMemsetAsync (counts)");
+        k_digits<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(ws->tail_k, ws->tail_idx, ws->n_sel, w, c,
+                                                           ws->keys[0], ws->vals[0], ws->counts);
+        CU(cudaGetLastError(), "k_digits launch");
+        cub::DoubleBuffer<uint32_t> kb(ws->keys[0], ws->keys[1]), vb(ws->vals[0], ws->vals[1]);
+        tb = ws->cub_bytes;
+        CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tb, kb, vb, (int)n_tail, 0, c, st),
+           "cub::DeviceRadixSort::SortPairs");
+        /* run starts: offs[0..B+1] = exclusive scan of counts[0..B] (B + 2 entries with the total) */
+        tb = ws->cub_bytes;
+        CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->counts, ws->offs, (int)B + 2, st),
+           "cub::DeviceScan::ExclusiveSum (offsets)");
+        CU(cudaEventRecord(ws->ev[4], st), "cudaEventRecord");
+        k_item_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->counts, B, T, ws->item_cnt);
+        CU(cudaGetLastError(), "k_item_counts launch");
+        tb = ws->cub_bytes;
+        /* item_off[b] = first item of key b; item_off[B + 1] = number of items */
+        CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->item_cnt, ws->item_off, (int)B + 2, st),
+           "cub::DeviceScan::ExclusiveSum (items)");
+        size_t max_items = (size_t)ceil_div_u(n_tail, T) + B;
+        k_items<F><<<grid_for(max_items), MSM_THREADS, 0, st>>>(bases, vb.Current(), ws->offs, ws->item_off, B, T,
+                                                              (ec_xyzz<F> *)ws->items);
+        CU(cudaGetLastError(), "k_items launch");
+        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>((const ec_xyzz<F> *)ws->items, ws->item_off, B,
+                                                          (ec_xyzz<F> *)ws->buckets);
+        CU(cudaGetLastError(), "k_buckets launch");
+        CU(cudaEventRecord(ws->ev[5], st), "cudaEventRecord");
+        unsigned m = B < MSM_GROUP_M ? B : MSM_GROUP_M, G = ceil_div_u(B, m);
+        k_bucket_groups<F><<<grid_for(G), MSM_THREADS, 0, st>>>((const ec_xyzz<F> *)ws->buckets, B, m, red0);
+        CU(cudaGetLastError(), "k_bucket_groups launch");
+        rc = reduce_to<F>(ws, red0, G, wins + w, st, err, errlen);
+        if (rc)
+            return rc;
+        CU(cudaEventRecord(ws->ev[6], st), "cudaEventRecord");
+        if (stats) {
+            float a, b2, c2;
+            CU(cudaEventSynchronize(ws->ev[6]), "cudaEventSynchronize");
+            cudaEventElapsedTime(&a, ws->ev[3], ws->ev[4]);
+            cudaEventElapsedTime(&b2, ws->ev[4], ws->ev[5]);
+            cudaEventElapsedTime(&c2, ws->ev[5], ws->ev[6]);
+            t_digits += a, t_acc += b2, t_red += c2;
+        }
+    }
+    /* 5. read back and combine */
+    typename H::X host_w[MSM_MAX_W + 1];
+    CU(cudaMemcpyAsync(host_w, wins, (MSM_MAX_W + 1) * sizeof(ec_xyzz<F>), cudaMemcpyDeviceToHost, st),
+       "cudaMemcpyAsync (window sums)");
+    CU(cudaEventRecord(ws->ev[7], st), "cudaEventRecord");
+    CU(cudaStreamSynchronize(st), "cudaStreamSynchronize (window sums)");
+    typename H::X acc;
+    H::id(&acc);
+    for (unsigned w = W; w-- > 0;) {
+        for (unsigned i = 0; i < c; i++)
+            H::dbl(&acc, &acc);
+        H::add(&acc, &acc, &host_w[w]);
+    }
+    H::add(&acc, &acc, &host_w[MSM_MAX_W]);
+    H::to_jac(out, &acc);
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        stats->n = n;
+        stats->n_tail = n_tail;
+        stats->window = n_tail ? c : 0;
+        stats->windows = W;
+        /* zero/one counts are not read back (that would cost a synchronisation); n_one + n_zero = n - n_tail */
+        cudaEventElapsedTime(&stats->ms_classify, ws->ev[0], ws->ev[1]);
+        cudaEventElapsedTime(&stats->ms_ones, ws->ev[1], ws->ev[2]);
+        stats->ms_digits_sort = t_digits;
+        stats->ms_accumulate = t_acc;
+        stats->ms_reduce = t_red;
+        cudaEventElapsedTime(&stats->ms_total, ws->ev[0], ws->ev[7]);
+    }
+    return CUZK_OK;
+}
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * prove.cu — bellperson-convention Groth16 on the GPU (cuzk/gpu_prove.h).
+ *
+ * The host prover (src/groth16/prove_bellperson.c) does the shape checks, the
+ * evaluations a, b, c with the witness check, the A/B scalar gathering, the
+ * assembly and the verification; this file supplies its heavy middle
+ * (prove_accel): on the prover's stream, a, b and c are uploaded once, each
+ * goes iNTT (natural → bit-reversed) then coset NTT (bit-reversed → natural),
+ * one kernel forms (a·b − c)·Z^-1 in place of a, an inverse coset NTT gives
+ * the H scalars without leaving the device, and the five MSMs run against the
+ * resident key: H over a[0 .. m−1), L over the aux values, A and B (G1, G2)
+ * over the gathered scalars. These are the CPU prover's transforms and sums,
+ * so the group elements, hence the proof bytes, are the same.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/gpu_msm.h"
+#include "cuzk/gpu_ntt.h"
+#include "cuzk/gpu_prove.h"
+#include "gpu/fr.cuh"
+extern "C" {
+#include "groth16/prove_common.h"
+}
+
+#define PROVE_THREADS 256
+
+struct cuzk_gpu_pk {
+    size_t n_h, n_l, n_a, n_b;
+    cuzk_g1_affine *h, *l, *a, *b1;
+    cuzk_g2_affine *b2;
+};
+
+enum { EV_START, EV_UPLOADED, EV_H, EV_MSM_H, EV_MSM_L, EV_MSM_A, EV_MSM_B1, EV_MSM_B2, EV_COUNT };
+
+struct cuzk_gpu_prover {
+    const cuzk_gpu_pk *gpk;
+    size_t m, n_sc;
+    cuzk_fr *a, *b, *c, *sc;
+    cuzk_gpu_msm *g1, *g2;
+    cudaStream_t st;
+    cudaEvent_t ev[EV_COUNT];
+    cuzk_gpu_prove_times times;
+};
+
+static int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
+{
+    cudaGetLastError();
+    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
+                     "gpu prove: %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+#define CU(call, what)                                                                                       \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess)                                                                               \
+            return cuda_fail(err, errlen, what, e_);                                                         \
+    } while (0)
+
+static size_t max2(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ---- resident key ------------------------------------------------------------------ */
+
+extern "C" size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk)
+{
+    return (pk->n_h + pk->n_l + pk->n_a + pk->n_b) * sizeof(cuzk_g1_affine) + pk->n_b * sizeof(cuzk_g2_affine);
+}
+
+extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
+{
+    if (!g)
+        return;
+    void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
+    for (int i = 0; i < 5; i++)
+        if (p[i])
+            cudaFree(p[i]);
+    free(g);
+}
+
+static int upload(void **dst, const void *src, size_t bytes, const char *what, char *err, size_t errlen)
+{
+    *dst = NULL;
+    if (!bytes)
+        return CUZK_OK;
+    cudaError_t e = cudaMalloc(dst, bytes);
+    if (e != cudaSuccess) {
+        *dst = NULL;
+        return cuda_fail(err, errlen, what, e);
+    }
+    e = cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        return cuda_fail(err, errlen, what, e);
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!pk || (pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
+        (pk->n_b && (!pk->b_g1 || !pk->b_g2)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
+    cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
+    if (!g)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
+    g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
+    int rc;
+    if ((rc = upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err, errlen)) ||
+        (rc = upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err, errlen)) ||
+        (rc = upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err, errlen)) ||
+        (rc = upload((void **)&g->b1, pk->b_g1, pk->n_b * sizeof(cuzk_g1_affine), "upload of b_g1", err,
+                     errlen)) ||
+        (rc = upload((void **)&g->b2, pk->b_g2, pk->n_b * sizeof(cuzk_g2_affine), "upload of b_g2", err,
+                     errlen))) {
+        cuzk_gpu_pk_free(g);
+        return rc;
+    }
+    *out = g;
+    return CUZK_OK;
+}
+
+/* ---- per-worker prover ---------------------------------------------------------------- */
+
+static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
+{
+    return max2(1, max2(max2(n_h, n_l), max2(n_a, n_b)));
+}
+
+extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
+{
+    size_t m = pk->n_h + 1, n_sc = max2(1, max2(pk->n_l, max2(pk->n_a, pk->n_b)));
+    return (3 * m + n_sc) * sizeof(cuzk_fr) +
+           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, prover_g1_n(pk->n_h, pk->n_l, pk->n_a, pk->n_b)) +
+           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, pk->n_b));
+}
+
+extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
+{
+    if (!p)
+        return;
+    void *ptrs[] = {p->a, p->b, p->c, p->sc};
+    for (int i = 0; i < 4; i++)
+        if (ptrs[i])
+            cudaFree(ptrs[i]);
+    cuzk_gpu_msm_free(p->g1);
+    cuzk_gpu_msm_free(p->g2);
+    for (int i = 0; i < EV_COUNT; i++)
+        if (p->ev[i])
+            cudaEventDestroy(p->ev[i]);
+    if (p->st)
+        cudaStreamDestroy(p->st);
+    free(p);
+}
+
+static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
+{
+    const cuzk_gpu_pk *g = p->gpk;
+    CU(cudaMalloc((void **)&p->a, p->m * sizeof(cuzk_fr)), "cudaMalloc of a");
+    CU(cudaMalloc((void **)&p->b, p->m * sizeof(cuzk_fr)), "cudaMalloc of b");
+    CU(cudaMalloc((void **)&p->c, p->m * sizeof(cuzk_fr)), "cudaMalloc of c");
+    CU(cudaMalloc((void **)&p->sc, p->n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
+    int rc = cuzk_gpu_msm_new(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), err, errlen);
+    if (!rc)
+        rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, g->n_b), err, errlen);
+    if (rc)
+        return rc;
+    CU(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (int i = 0; i < EV_COUNT; i++)
+        CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!gpk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no key");
+    cuzk_gpu_prover *p = (cuzk_gpu_prover *)calloc(1, sizeof *p);
+    if (!p)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
+    p->gpk = gpk;
+    p->m = gpk->n_h + 1;
+    p->n_sc = max2(1, max2(gpk->n_l, max2(gpk->n_a, gpk->n_b)));
+    int rc = prover_alloc(p, err, errlen);
+    if (rc) {
+        cuzk_gpu_prover_free(p);
+        return rc;
+    }
+    *out = p;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_times *t)
+{
+    *t = p->times;
+}
+
+/* ---- the heavy middle ------------------------------------------------------------------ */
+
+/* a = (a·b − c)·k */
+__global__ void k_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, fr_t k, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t x = fr_mul(fr_load(a + i), fr_load(b + i));
+    fr_store(a + i, fr_mul(fr_sub(x, fr_load(c + i)), k));
+}
+
+static int to_coset(cuzk_fr *x, const cuzk_ntt_domain *d, cudaStream_t st, char *err, size_t errlen)
+{
+    int rc = cuzk_gpu_ntt(x, d->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, d, st, err, errlen);
+    if (!rc)
+        rc = cuzk_gpu_ntt(x, d->lg, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, d, st, err, errlen);
+    return rc;
+}
+
+static int gpu_msm_stage(cuzk_gpu_prover *p, int ev, int (*run)(cuzk_gpu_prover *, void *, char *, size_t),
+                         void *arg, char *err, size_t errlen)
+{
+    int rc = run(p, arg, err, errlen);
+    if (rc)
+        return rc;
+    CU(cudaEventRecord(p->ev[ev], p->st), "cudaEventRecord");
+    return CUZK_OK;
+}
+
+struct msm_arg {
+    const void *bases;
+    const cuzk_fr *scalars; /* device */
+    size_t n;
+    bool g2;
+    void *out;
+};
+
+static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
+{
+    msm_arg *a = (msm_arg *)varg;
+    if (a->g2)
+        return cuzk_gpu_g2_msm((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, a->scalars, a->n, p->g2, 0,
+                               p->st, NULL, err, errlen);
+    return cuzk_gpu_g1_msm((cuzk_g1 *)a->out, (const cuzk_g1_affine *)a->bases, a->scalars, a->n, p->g1, 0,
+                           p->st, NULL, err, errlen);
+}
+
+/* Uploads n host scalars into the prover's scalar buffer. */
+static int put_scalars(cuzk_gpu_prover *p, const cuzk_fr *host, size_t n, char *err, size_t errlen)
+{
+    if (n)
+        CU(cudaMemcpyAsync(p->sc, host, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, p->st),
+           "upload of MSM scalars");
+    return CUZK_OK;
+}
+
+static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cuzk_pool *pool, char *err,
+                     size_t errlen)
+{
+    cuzk_gpu_prover *p = (cuzk_gpu_prover *)ctx;
+    const cuzk_gpu_pk *g = p->gpk;
+    const cuzk_groth16_params *pk = in->pk;
+    if (pk->n_h != g->n_h || pk->n_l != g->n_l || pk->n_a != g->n_a || pk->n_b != g->n_b || in->m != p->m)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "gpu prove: the device key (h %zu, l %zu, a %zu, b %zu) is not this key's shape (h %zu, "
+                         "l %zu, a %zu, b %zu)",
+                         g->n_h, g->n_l, g->n_a, g->n_b, pk->n_h, pk->n_l, pk->n_a, pk->n_b);
+    cudaStream_t st = p->st;
+    size_t m = in->m;
+    CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
+    CU(cudaMemcpyAsync(p->a, in->a, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
+    CU(cudaMemcpyAsync(p->b, in->b, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of b");
+    CU(cudaMemcpyAsync(p->c, in->c, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of c");
+    CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
+
+    cuzk_ntt_domain d;
+    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
+    if (rc)
+        return rc;
+    if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
+        !(rc = to_coset(p->c, &d, st, err, errlen))) {
+        fr_t zinv;
+        memcpy(&zinv, &d.z_inv, sizeof zinv);
+        k_quotient<<<(unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS), PROVE_THREADS, 0, st>>>(
+            (fr_t *)p->a, (const fr_t *)p->b, (const fr_t *)p->c, zinv, m);
+        cudaError_t e = cudaGetLastError();
+        rc = e == cudaSuccess ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
+                              : cuda_fail(err, errlen, "k_quotient launch", e);
+    }
+    cuzk_ntt_domain_release(&d);
+    if (rc)
+        return rc;
+    CU(cudaEventRecord(p->ev[EV_H], st), "cudaEventRecord");
+
+    /* H (scalars already on the device), then L, A, B1, B2 */
+    msm_arg mh = {g->h, p->a, m - 1, false, &o->h};
+    msm_arg ml = {g->l, p->sc, g->n_l, false, &o->l};
+    msm_arg ma = {g->a, p->sc, g->n_a, false, &o->a};
+    msm_arg mb1 = {g->b1, p->sc, g->n_b, false, &o->b1};
+    msm_arg mb2 = {g->b2, p->sc, g->n_b, true, &o->b2};
+    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
+        (rc = put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
+        (rc = put_scalars(p, in->sa, g->n_a, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
+        (rc = put_scalars(p, in->sb, g->n_b, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
+        return rc;
+    CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
+    cuzk_gpu_prove_times *t = &p->times;
+    cudaEventElapsedTime(&t->upload, p->ev[EV_START], p->ev[EV_UPLOADED]);
+    cudaEventElapsedTime(&t->h, p->ev[EV_UPLOADED], p->ev[EV_H]);
+    cudaEventElapsedTime(&t->msm_h, p->ev[EV_H], p->ev[EV_MSM_H]);
+    cudaEventElapsedTime(&t->msm_l, p->ev[EV_MSM_H], p->ev[EV_MSM_L]);
+    cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
+    cudaEventElapsedTime(&t->msm_b1, p->ev[EV_MSM_A], p->ev[EV_MSM_B1]);
+    cudaEventElapsedTime(&t->msm_b2, p->ev[EV_MSM_B1], p->ev[EV_MSM_B2]);
+    cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_MSM_B2]);
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk,
+                                      const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_cs *cs,
+                                      const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s,
+                                      const cuzk_prove_opts *opts, cuzk_pool *pool, char *err, size_t errlen)
+{
+    if (!gpk || !prover || prover->gpk != gpk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the prover was not made for this device key");
+    prove_accel acc = {gpu_heavy, prover};
+    return prove_bellperson(out, pk, cs, z, r, s, opts, &acc, pool, err, errlen);
+}

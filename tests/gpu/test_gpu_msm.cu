@@ -1,0 +1,496 @@
+/*
+ * test_gpu_msm.cu — the GPU MSM (cuzk/gpu_msm.h) against independent results,
+ * and its benchmark. Needs a CUDA device; built only where nvcc exists and
+ * not registered with ctest (CI has no GPU): scripts/gpu-check.sh runs it.
+ *
+ *   test_gpu_msm check            G1 and G2 against the CPU MSM (cuzk_g1_msm /
+ *                                 cuzk_g2_msm) on fresh random inputs of many
+ *                                 sizes and scalar shapes, every window width,
+ *                                 identity and duplicate bases, bad arguments
+ *   test_gpu_msm bench [LG...]    G1 MSM at 2^LG (default 20 24 26 27) with
+ *                                 uniform scalars and with a 0/1-heavy witness
+ *                                 shape, G2 at 2^24 (or the largest LG <= 24);
+ *                                 median of 5 after a warm-up; each size's last
+ *                                 result checked against the closed form below
+ *
+ * Independent oracle at every size. The bases are P_i = [a + i]G for a random
+ * a, made on the host by repeated addition (G1/G2 code of the CPU library, in
+ * parallel chunks). Then sum k_i P_i = [sum k_i (a + i)]G, and the scalar sum
+ * is O(n) field arithmetic: a check that costs one scalar multiplication
+ * however large the MSM. Every run draws fresh inputs (CUZK_TEST_SEED replays).
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/curve.h"
+#include "cuzk/gpu.h"
+#include "cuzk/gpu_msm.h"
+#include "cuzk/msm.h"
+#include "cuzk/pool.h"
+extern "C" {
+#include "testutil.h"
+}
+
+static cudaStream_t g_stream;
+static cuzk_pool *g_pool;
+
+#define CUDA_OK(call)                                                                                        \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess) {                                                                             \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
+            exit(2);                                                                                         \
+        }                                                                                                    \
+    } while (0)
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* ---- the two groups behind one interface ------------------------------------- */
+
+template <int G> struct grp;
+template <> struct grp<1> {
+    typedef cuzk_g1_affine A;
+    typedef cuzk_g1 J;
+    typedef cuzk_fp F;
+    static const char *name() { return "G1"; }
+    static const A &gen() { return CUZK_G1_GENERATOR; }
+    static void from_affine(J *r, const A *a) { cuzk_g1_from_affine(r, a); }
+    static void mul_fr(J *r, const J *a, const cuzk_fr *k) { cuzk_g1_mul_fr(r, a, k); }
+    static void add_affine(J *r, const J *a, const A *b) { cuzk_g1_add_affine(r, a, b); }
+    static void to_affine_n(A *o, const J *in, size_t n, F *s) { cuzk_g1_batch_to_affine(o, in, n, s); }
+    static bool eq(const J *a, const J *b) { return cuzk_g1_eq(a, b); }
+    static int cpu_msm(J *r, const A *b, const cuzk_fr *k, size_t n) { return cuzk_g1_msm(r, b, k, n, g_pool); }
+    static int gpu_msm(J *r, const A *b, const cuzk_fr *k, size_t n, cuzk_gpu_msm *ws, unsigned c,
+                       cuzk_gpu_msm_stats *st, char *err, size_t el)
+    {
+        return cuzk_gpu_g1_msm(r, b, k, n, ws, c, g_stream, st, err, el);
+    }
+    static const cuzk_gpu_group group = CUZK_GPU_G1;
+};
+template <> struct grp<2> {
+    typedef cuzk_g2_affine A;
+    typedef cuzk_g2 J;
+    typedef cuzk_fp2 F;
+    static const char *name() { return "G2"; }
+    static const A &gen() { return CUZK_G2_GENERATOR; }
+    static void from_affine(J *r, const A *a) { cuzk_g2_from_affine(r, a); }
+    static void mul_fr(J *r, const J *a, const cuzk_fr *k) { cuzk_g2_mul_fr(r, a, k); }
+    static void add_affine(J *r, const J *a, const A *b) { cuzk_g2_add_affine(r, a, b); }
+    static void to_affine_n(A *o, const J *in, size_t n, F *s) { cuzk_g2_batch_to_affine(o, in, n, s); }
+    static bool eq(const J *a, const J *b) { return cuzk_g2_eq(a, b); }
+    static int cpu_msm(J *r, const A *b, const cuzk_fr *k, size_t n) { return cuzk_g2_msm(r, b, k, n, g_pool); }
+    static int gpu_msm(J *r, const A *b, const cuzk_fr *k, size_t n, cuzk_gpu_msm *ws, unsigned c,
+                       cuzk_gpu_msm_stats *st, char *err, size_t el)
+    {
+        return cuzk_gpu_g2_msm(r, b, k, n, ws, c, g_stream, st, err, el);
+    }
+    static const cuzk_gpu_group group = CUZK_GPU_G2;
+};
+
+/* ---- inputs --------------------------------------------------------------------- */
+
+#define CHUNK 65536
+
+/* bases[i] = [a + i]G, chunk by chunk in parallel */
+template <int G> struct prog_ctx {
+    typename grp<G>::A *out;
+    size_t n;
+    cuzk_fr a;
+};
+
+template <int G> static void prog_task(void *vctx, size_t task, int worker)
+{
+    typedef grp<G> T;
+    prog_ctx<G> *c = (prog_ctx<G> *)vctx;
+    size_t lo = task * CHUNK, hi = lo + CHUNK < c->n ? lo + CHUNK : c->n;
+    cuzk_fr e = c->a, step;
+    /* e = a + lo */
+    uint64_t lo_limbs[4] = {lo, 0, 0, 0};
+    cuzk_fr_from_canonical(&step, lo_limbs);
+    cuzk_fr_add(&e, &e, &step);
+    typename T::J *jac = (typename T::J *)malloc((hi - lo) * sizeof(typename T::J));
+    typename T::F *scr = (typename T::F *)malloc((hi - lo) * sizeof(typename T::F));
+    if (!jac || !scr) {
+        fprintf(stderr, "out of host memory\n");
+        exit(2);
+    }
+    typename T::J g;
+    T::from_affine(&g, &T::gen());
+    T::mul_fr(&jac[0], &g, &e);
+    for (size_t i = 1; i < hi - lo; i++)
+        T::add_affine(&jac[i], &jac[i - 1], &T::gen());
+    T::to_affine_n(c->out + lo, jac, hi - lo, scr);
+    free(jac);
+    free(scr);
+}
+
+template <int G> static void make_bases(typename grp<G>::A *out, size_t n, const cuzk_fr *a)
+{
+    prog_ctx<G> c = {out, n, *a};
+    cuzk_pool_run(g_pool, (n + CHUNK - 1) / CHUNK, prog_task<G>, &c);
+}
+
+/* s = sum k_i (a + i), per chunk in parallel */
+struct oracle_ctx {
+    const cuzk_fr *k;
+    size_t n;
+    cuzk_fr a;
+    cuzk_fr *part;
+};
+
+static void oracle_task(void *vctx, size_t task, int worker)
+{
+    oracle_ctx *c = (oracle_ctx *)vctx;
+    size_t lo = task * CHUNK, hi = lo + CHUNK < c->n ? lo + CHUNK : c->n;
+    cuzk_fr e = c->a, t, s = CUZK_FR_ZERO;
+    uint64_t lo_limbs[4] = {lo, 0, 0, 0};
+    cuzk_fr_from_canonical(&t, lo_limbs);
+    cuzk_fr_add(&e, &e, &t);
+    for (size_t i = lo; i < hi; i++) {
+        cuzk_fr_mul(&t, &c->k[i], &e);
+        cuzk_fr_add(&s, &s, &t);
+        cuzk_fr_add(&e, &e, &CUZK_FR_ONE);
+    }
+    c->part[task] = s;
+}
+
+template <int G> static void oracle(typename grp<G>::J *out, const cuzk_fr *k, size_t n, const cuzk_fr *a)
+{
+    size_t nt = (n + CHUNK - 1) / CHUNK;
+    cuzk_fr *part = (cuzk_fr *)calloc(nt, sizeof(cuzk_fr));
+    oracle_ctx c = {k, n, *a, part};
+    cuzk_pool_run(g_pool, nt, oracle_task, &c);
+    cuzk_fr s = CUZK_FR_ZERO;
+    for (size_t i = 0; i < nt; i++)
+        cuzk_fr_add(&s, &s, &part[i]);
+    free(part);
+    typename grp<G>::J g;
+    grp<G>::from_affine(&g, &grp<G>::gen());
+    grp<G>::mul_fr(out, &g, &s);
+}
+
+enum { SH_UNIFORM, SH_SPLIT, SH_TWOS, SH_ONES, SH_ZEROS, SH_SMALL_NEG, SH_PR_WITNESS, SH_COUNT };
+static const char *shape_name[] = {"uniform", "split 50/45/5", "all 2", "all 1", "all 0", "small/-1 mix",
+                                   "witness 50/49/1"};
+
+/* Fresh random scalars of a shape. */
+struct scal_ctx {
+    cuzk_fr *k;
+    size_t n;
+    int shape;
+    uint64_t seed;
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void scal_task(void *vctx, size_t task, int worker)
+{
+    scal_ctx *c = (scal_ctx *)vctx;
+    size_t lo = task * CHUNK, hi = lo + CHUNK < c->n ? lo + CHUNK : c->n;
+    uint64_t s = c->seed ^ (task * 0x632be59bd9b4e019ull);
+    cuzk_fr two, minus_one;
+    cuzk_fr_dbl(&two, &CUZK_FR_ONE);
+    cuzk_fr_neg(&minus_one, &CUZK_FR_ONE);
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t w[4] = {splitmix(&s), splitmix(&s), splitmix(&s), splitmix(&s) >> 2}; /* < 2^254 < r */
+        uint64_t u = splitmix(&s) % 100;
+        cuzk_fr *k = &c->k[i];
+        switch (c->shape) {
+        case SH_UNIFORM: cuzk_fr_from_canonical(k, w); break;
+        case SH_SPLIT:
+            if (u < 50)
+                *k = CUZK_FR_ZERO;
+            else if (u < 95)
+                *k = CUZK_FR_ONE;
+            else
+                cuzk_fr_from_canonical(k, w);
+            break;
+        case SH_TWOS: *k = two; break;
+        case SH_ONES: *k = CUZK_FR_ONE; break;
+        case SH_ZEROS: *k = CUZK_FR_ZERO; break;
+        case SH_SMALL_NEG:
+            if (u < 40) {
+                uint64_t v[4] = {w[0] & 0xfffff, 0, 0, 0};
+                cuzk_fr_from_canonical(k, v);
+            } else if (u < 70)
+                *k = minus_one;
+            else
+                cuzk_fr_from_canonical(k, w);
+            break;
+        default: /* SH_PR_WITNESS */
+            if (u < 50)
+                *k = CUZK_FR_ZERO;
+            else if (u < 99)
+                *k = CUZK_FR_ONE;
+            else
+                cuzk_fr_from_canonical(k, w);
+        }
+    }
+}
+
+static void make_scalars(cuzk_fr *k, size_t n, int shape)
+{
+    scal_ctx c = {k, n, shape, test_rand64()};
+    cuzk_pool_run(g_pool, (n + CHUNK - 1) / CHUNK, scal_task, &c);
+}
+
+/* ---- check ------------------------------------------------------------------------ */
+
+template <int G>
+static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, const typename grp<G>::A *b,
+                      const cuzk_fr *k, size_t n, unsigned c, const char *what, const cuzk_fr *prog_a)
+{
+    typedef grp<G> T;
+    typename T::J got, want;
+    char err[256] = "";
+    memset(&got, 0xa5, sizeof got); /* poison */
+    CUDA_OK(cudaMemcpy(db, b, n * sizeof *b, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dk, k, n * sizeof *k, cudaMemcpyHostToDevice));
+    int rc = T::gpu_msm(&got, db, dk, n, ws, c, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s %s n=%zu c=%u: rc %d %s", T::name(), what, n, c, rc, err);
+    if (rc != CUZK_OK)
+        return;
+    if (prog_a) {
+        oracle<G>(&want, k, n, prog_a);
+        CHECK(T::eq(&got, &want), "%s %s n=%zu c=%u: differs from the closed form", T::name(), what, n, c);
+    }
+    if (n <= ((size_t)1 << 17)) {
+        CHECK(T::cpu_msm(&want, b, k, n) == CUZK_OK, "cpu msm");
+        CHECK(T::eq(&got, &want), "%s %s n=%zu c=%u: differs from the CPU MSM", T::name(), what, n, c);
+    }
+}
+
+template <int G> static void check_group(const size_t *sizes, size_t nsizes)
+{
+    typedef grp<G> T;
+    size_t nmax = 0;
+    for (size_t i = 0; i < nsizes; i++)
+        nmax = sizes[i] > nmax ? sizes[i] : nmax;
+    char err[256] = "";
+    cuzk_gpu_msm *ws = NULL;
+    int rc = cuzk_gpu_msm_new(&ws, T::group, nmax, err, sizeof err);
+    CHECK(rc == CUZK_OK, "workspace: %s", err);
+    if (rc)
+        return;
+    typename T::A *b = (typename T::A *)malloc(nmax * sizeof *b), *db;
+    cuzk_fr *k = (cuzk_fr *)malloc(nmax * sizeof *k), *dk;
+    CUDA_OK(cudaMalloc((void **)&db, nmax * sizeof *b));
+    CUDA_OK(cudaMalloc((void **)&dk, nmax * sizeof *k));
+    cuzk_fr a;
+    test_rand_fr(&a);
+    make_bases<G>(b, nmax, &a);
+
+    for (size_t si = 0; si < nsizes; si++) {
+        size_t n = sizes[si];
+        for (int sh = 0; sh < SH_COUNT; sh++) {
+            make_scalars(k, n, sh);
+            check_one<G>(ws, db, dk, b, k, n, 0, shape_name[sh], &a);
+        }
+    }
+    /* every window width on one size */
+    size_t n = nmax < 3001 ? nmax : 3001;
+    make_scalars(k, n, SH_UNIFORM);
+    for (unsigned c = 2; c <= 20; c++)
+        check_one<G>(ws, db, dk, b, k, n, c, "window sweep", &a);
+    make_scalars(k, n, SH_SMALL_NEG);
+    for (unsigned c = 2; c <= 20; c += 3)
+        check_one<G>(ws, db, dk, b, k, n, c, "window sweep small/-1", &a);
+
+    /* identity bases and duplicates: the CPU MSM is the reference */
+    if (nmax >= 1000) {
+        typename T::A *b2 = (typename T::A *)malloc(1000 * sizeof *b2);
+        memcpy(b2, b, 1000 * sizeof *b2);
+        for (size_t i = 0; i < 1000; i += 7)
+            memset(&b2[i], 0, sizeof b2[i]);
+        for (size_t i = 3; i < 1000; i += 5)
+            b2[i] = b2[i - 2];
+        for (int sh = 0; sh < SH_COUNT; sh++) {
+            make_scalars(k, 1000, sh);
+            check_one<G>(ws, db, dk, b2, k, 1000, 0, "identity+duplicate bases", NULL);
+        }
+        /* P twice with scalars k and -k: the sum is the identity */
+        memcpy(b2, b, 1000 * sizeof *b2);
+        for (size_t i = 1; i < 1000; i += 2)
+            b2[i] = b2[i - 1];
+        make_scalars(k, 1000, SH_UNIFORM);
+        for (size_t i = 1; i < 1000; i += 2)
+            cuzk_fr_neg(&k[i], &k[i - 1]);
+        CUDA_OK(cudaMemcpy(db, b2, 1000 * sizeof *b2, cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemcpy(dk, k, 1000 * sizeof *k, cudaMemcpyHostToDevice));
+        typename T::J got, id;
+        memset(&id, 0, sizeof id);
+        rc = T::gpu_msm(&got, db, dk, 1000, ws, 0, NULL, err, sizeof err);
+        CHECK(rc == CUZK_OK && T::eq(&got, &id), "%s: k·P + (-k)·P is not the identity", T::name());
+        free(b2);
+    }
+    /* bad arguments */
+    typename T::J r;
+    CHECK(T::gpu_msm(&r, db, dk, nmax + 1, ws, 0, NULL, err, sizeof err) == CUZK_EINVAL, "n > n_max");
+    CHECK(T::gpu_msm(&r, db, dk, 10, ws, 1, NULL, err, sizeof err) == CUZK_EINVAL, "window 1");
+    CHECK(T::gpu_msm(&r, db, dk, 10, ws, 21, NULL, err, sizeof err) == CUZK_EINVAL, "window 21");
+    CHECK(T::gpu_msm(&r, db, dk, 0, ws, 0, NULL, err, sizeof err) == CUZK_OK, "n = 0");
+    cuzk_gpu_msm *other = NULL;
+    if (cuzk_gpu_msm_new(&other, G == 1 ? CUZK_GPU_G2 : CUZK_GPU_G1, 16, err, sizeof err) == CUZK_OK) {
+        CHECK(T::gpu_msm(&r, db, dk, 10, other, 0, NULL, err, sizeof err) == CUZK_EINVAL, "wrong group");
+        cuzk_gpu_msm_free(other);
+    }
+    CHECK(cuzk_gpu_msm_new(&other, T::group, 0, err, sizeof err) == CUZK_EINVAL, "n_max = 0");
+    cuzk_gpu_msm_free(ws);
+    cudaFree(db);
+    cudaFree(dk);
+    free(b);
+    free(k);
+}
+
+static int cmd_check(void)
+{
+    static const size_t g1_sizes[] = {1, 2, 3, 17, 100, 1000, 4097, 16389, 65536, 131072};
+    static const size_t g2_sizes[] = {1, 5, 100, 1000, 4099, 16384};
+    double t0 = now_s();
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0]);
+    printf("G1 checks done (%.1f s)\n", now_s() - t0);
+    check_group<2>(g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0]);
+    printf("G2 checks done (%.1f s)\n", now_s() - t0);
+    return test_finish("test_gpu_msm check");
+}
+
+/* ---- bench -------------------------------------------------------------------------- */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+template <int G> static void bench_group(unsigned lg, const int *shapes, int nshapes)
+{
+    typedef grp<G> T;
+    size_t n = (size_t)1 << lg;
+    char err[256] = "";
+    double t0 = now_s();
+    typename T::A *b = (typename T::A *)malloc(n * sizeof *b), *db;
+    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k), *dk;
+    if (!b || !k) {
+        fprintf(stderr, "out of host memory at 2^%u\n", lg);
+        exit(2);
+    }
+    cuzk_fr a;
+    test_rand_fr(&a);
+    make_bases<G>(b, n, &a);
+    double t_gen = now_s() - t0;
+    CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
+    CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
+    CUDA_OK(cudaMemcpy(db, b, n * sizeof *b, cudaMemcpyHostToDevice));
+    cuzk_gpu_msm *ws = NULL;
+    if (cuzk_gpu_msm_new(&ws, T::group, n, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "workspace at 2^%u: %s\n", lg, err);
+        exit(2);
+    }
+    printf("%s 2^%u: bases made in %.1f s (host), workspace %.2f GiB\n", T::name(), lg, t_gen,
+           cuzk_gpu_msm_workspace_bytes(T::group, n) / 1073741824.0);
+    for (int si = 0; si < nshapes; si++) {
+        int sh = shapes[si];
+        make_scalars(k, n, sh);
+        CUDA_OK(cudaMemcpy(dk, k, n * sizeof *k, cudaMemcpyHostToDevice));
+        typename T::J got, want;
+        cuzk_gpu_msm_stats st;
+        float tot[5], wall[5];
+        int rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err); /* warm-up */
+        for (int r = 0; r < 5 && rc == CUZK_OK; r++) {
+            double w0 = now_s();
+            rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err);
+            wall[r] = (float)((now_s() - w0) * 1e3);
+            tot[r] = st.ms_total;
+        }
+        CHECK(rc == CUZK_OK, "bench %s 2^%u: %s", T::name(), lg, err);
+        if (rc)
+            break;
+        oracle<G>(&want, k, n, &a);
+        CHECK(T::eq(&got, &want), "bench %s 2^%u %s: differs from the closed form", T::name(), lg,
+              shape_name[sh]);
+        qsort(tot, 5, sizeof(float), cmp_float);
+        qsort(wall, 5, sizeof(float), cmp_float);
+        printf("| %s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f digits+sort %.1f "
+               "accumulate %.1f reduce %.1f |\n",
+               T::name(), lg, shape_name[sh], tot[2], wall[2], st.window, st.windows, st.n_tail, st.ms_classify,
+               st.ms_ones, st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
+        fflush(stdout);
+    }
+    cuzk_gpu_msm_free(ws);
+    cudaFree(db);
+    cudaFree(dk);
+    free(b);
+    free(k);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    unsigned lgs[8] = {20, 24, 26, 27};
+    int nl = 4;
+    if (argc > 0) {
+        nl = 0;
+        for (int i = 0; i < argc && nl < 8; i++)
+            lgs[nl++] = (unsigned)atoi(argv[i]);
+    }
+    printf("| group | size | scalars | median ms (events) | median ms (wall) | shape | stages (ms, last run) |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    unsigned g2lg = 0;
+    for (int i = 0; i < nl; i++) {
+        if (lgs[i] < 10 || lgs[i] > 28) {
+            fprintf(stderr, "bench: size 2^%u outside 2^10..2^28\n", lgs[i]);
+            return 2;
+        }
+        int shapes[] = {SH_UNIFORM, SH_PR_WITNESS};
+        bench_group<1>(lgs[i], shapes, lgs[i] >= 26 ? 2 : 1);
+        if (lgs[i] <= 24 && lgs[i] > g2lg)
+            g2lg = lgs[i];
+    }
+    if (g2lg) {
+        int shapes[] = {SH_UNIFORM};
+        bench_group<2>(g2lg, shapes, 1);
+    }
+    return test_finish("test_gpu_msm bench");
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "check";
+    test_rng_init("test_gpu_msm");
+    g_pool = cuzk_pool_new(0);
+    if (!g_pool) {
+        fprintf(stderr, "cannot start the thread pool\n");
+        return 2;
+    }
+    char desc[256];
+    if (cuzk_gpu_device_count() < 1 || cuzk_gpu_device_describe(0, desc, sizeof desc) != CUZK_OK) {
+        fprintf(stderr, "test_gpu_msm: no CUDA device\n");
+        return 2;
+    }
+    printf("device 0: %s; host threads: %d\n", desc, cuzk_pool_size(g_pool));
+    CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    int rc;
+    if (strcmp(cmd, "check") == 0)
+        rc = cmd_check();
+    else if (strcmp(cmd, "bench") == 0)
+        rc = cmd_bench(argc - 2, argv + 2);
+    else {
+        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...]\n");
+        rc = 2;
+    }
+    cudaStreamDestroy(g_stream);
+    cuzk_pool_free(g_pool);
+    return rc;
+}
