@@ -1,6 +1,9 @@
 /*
  * cmd_setup.c — `cuzk setup <circuit.r1cs> <out.params> [<out.vk>]`: a
- * circuit-specific Groth16 key in bellperson's layout, from a circom .r1cs.
+ * circuit-specific Groth16 key in bellperson's layout, from a circom .r1cs;
+ * `cuzk setup <circuit.r1cs> <out.zkey>`: the same in snarkjs's .zkey layout
+ * (cuzk/zkey_setup.h), chosen by the output's name ending in ".zkey", with no
+ * powers-of-tau file.
  *
  * NOT A TRUSTED CEREMONY: the toxic waste comes from getrandom() in this
  * process (cuzk/setup.h), and the command says so on stderr every time it
@@ -11,6 +14,9 @@
  * the setup starts, so a bad destination fails at once; the writers replace
  * each file atomically. If the .vk cannot be written after the .params was,
  * the new .params is removed again: the command produces both or neither.
+ * A .zkey is streamed into its temporary file as the setup computes it
+ * (cli_out: created before the work, removed on failure or a signal, renamed
+ * over the output only when the whole key is written).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 #include "cuzk/params.h"
 #include "cuzk/setup.h"
 #include "cuzk/snarkjs.h"
+#include "cuzk/zkey_setup.h"
 
 #define WARNING                                                                                              \
     "cuzk: WARNING: NOT A TRUSTED CEREMONY — for tests and benchmarks only. The toxic waste was drawn\n"   \
@@ -77,9 +84,86 @@ static int write_keys(const cuzk_groth16_params *pk, const cli_args *a)
     return 0;
 }
 
+static bool is_zkey_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 5 && !strcmp(path + n - 5, ".zkey");
+}
+
+/* The sink of cuzk_zkey_setup: the atomic output. cli_out_write prints its own error. */
+typedef struct {
+    cli_out *out;
+    bool failed;
+} zkey_sink_ctx;
+
+static int zkey_sink(void *ctx, const void *buf, size_t len)
+{
+    zkey_sink_ctx *z = ctx;
+    if (cli_out_write(z->out, buf, len) != 0) {
+        z->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+static int run_setup_zkey(const cli_args *a)
+{
+    const char *r1cs_path = a->pos[0], *zkey_path = a->pos[1];
+    cli_out out = {0};
+    if (cli_input_ok(r1cs_path) || cli_out_open(&out, zkey_path))
+        return CLI_FAIL;
+    cli_timer t;
+    cli_timer_start(&t);
+    cuzk_cs cs;
+    memset(&cs, 0, sizeof cs);
+    cuzk_pool *pool = NULL;
+    int status = CLI_FAIL;
+    if (load_cs(&cs, r1cs_path, a) != 0 || !(pool = cli_pool_new(a)))
+        goto done;
+    cli_timer_lap(&t, "load");
+    char err[CLI_ERRLEN] = "";
+    unsigned lg = 0;
+    int rc = cuzk_zkey_domain_lg(&lg, &cs, err, sizeof err);
+    if (rc == CUZK_OK) {
+        cli_note(a,
+                 "setup: %zu constraints, %zu public signals, %zu variables, domain 2^%u, %d threads; "
+                 "writing %s",
+                 cs.n_constraints, cs.n_inputs - 1, cs.n_inputs + cs.n_aux, lg, cuzk_pool_size(pool),
+                 zkey_path);
+        zkey_sink_ctx sink = {.out = &out};
+        rc = cuzk_zkey_setup(&cs, NULL, zkey_sink, &sink, pool, err, sizeof err);
+        if (rc != CUZK_OK && sink.failed)
+            goto done; /* the write error is already on stderr */
+    }
+    if (rc != CUZK_OK) {
+        cli_error_lib(r1cs_path, rc, err);
+        goto done;
+    }
+    cli_timer_lap(&t, "setup");
+    if (cli_out_commit(&out) != 0)
+        goto done;
+    cli_timer_lap(&t, "sync");
+    cli_timer_report(&t, a, cuzk_pool_size(pool));
+    status = CLI_OK;
+done:
+    cli_out_abort(&out);
+    cuzk_cs_free(&cs);
+    cuzk_pool_free(pool);
+    return status;
+}
+
 static int run_setup(const cli_args *a)
 {
     fputs(WARNING, stderr);
+    if (is_zkey_name(a->pos[1])) {
+        if (a->n_pos > 2) {
+            cli_error("setup: a .zkey output takes no third argument (the key holds its verifying key: "
+                      "`snarkjs zkey export verificationkey %s verification_key.json`)",
+                      a->pos[1]);
+            return CLI_USAGE;
+        }
+        return run_setup_zkey(a);
+    }
     if (a->n_pos > 2 && !strcmp(a->pos[1], a->pos[2])) {
         cli_error("setup: the .params and .vk outputs must be different files");
         return CLI_USAGE;
@@ -115,17 +199,21 @@ done:
 
 const cli_command cli_cmd_setup = {
     .name = "setup",
-    .synopsis = "<circuit.r1cs> <out.params> [<out.vk>]",
-    .summary = "make a bellperson .params/.vk key for a circom .r1cs (NOT a trusted ceremony)",
+    .synopsis = "<circuit.r1cs> <out.params> [<out.vk>] | <circuit.r1cs> <out.zkey>",
+    .summary = "make a bellperson .params/.vk or snarkjs .zkey key from a .r1cs (NOT a trusted ceremony)",
     .help = "Builds a Groth16 proving key in bellperson's .params layout for the circuit in\n"
             "circuit.r1cs (circom, BLS12-381), and optionally its verifying key as a .vk file.\n"
             "Public outputs and public inputs of the circuit become the key's public inputs.\n"
+            "\n"
+            "When the output's name ends in .zkey, the key is a snarkjs Groth16 .zkey instead,\n"
+            "made directly (no powers-of-tau file): `snarkjs groth16 prove`, `cuzk prove` and\n"
+            "`snarkjs zkey export verificationkey` accept it. It takes no third argument.\n"
             "\n"
             "NOT A TRUSTED CEREMONY: the toxic waste is drawn from the system's random generator in\n"
             "this process, and whoever learns it can forge proofs. Use the keys for tests and\n"
             "benchmarks only; production keys come from a multi-party ceremony.\n"
             "\n"
-            "Outputs are written atomically; on failure neither file is left behind.\n"
+            "Outputs are written atomically; on failure no output file is left behind.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.",
     .flags = CLI_F_THREADS | CLI_F_VERBOSE | CLI_F_PROGRESS,
     .min_pos = 2,
