@@ -27,6 +27,7 @@ const char *cuzk_strerror(int code)
     case CUZK_ERANGE: return "size out of range";
     case CUZK_EUNSAT: return "constraint not satisfied";
     case CUZK_EVERIFY: return "proof does not verify";
+    case CUZK_ECANCELED: return "cancelled";
     default: return "unknown error";
     }
 }

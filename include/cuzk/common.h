@@ -29,6 +29,7 @@ enum {
     CUZK_ERANGE = -9,        /* size out of supported range */
     CUZK_EUNSAT = -10,       /* witness does not satisfy the constraints */
     CUZK_EVERIFY = -11,      /* proof failed verification */
+    CUZK_ECANCELED = -12,    /* the work was cancelled before it finished */
 };
 
 /* Short, constant name of a status code ("not on curve"); never NULL. */

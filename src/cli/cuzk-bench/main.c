@@ -1,0 +1,374 @@
+/*
+ * main.c — the `cuzk-bench` command line (docs/engine.md):
+ *
+ *   cuzk-bench single [options]                 one proof through the engine
+ *   cuzk-bench batch -c N -j M [options]        N proofs, at most M in flight
+ *   cuzk-bench timeline report FILE [--svg OUT] explain a TIMELINE file
+ *
+ * Every engine knob is a flag. Options may come in any order; `--name value`
+ * and `--name=value` are both accepted, as are `-c N` and `-j M`. An unknown
+ * option, a flag the command does not take, a bad value or a stray argument
+ * prints the command's usage line on stderr and exits 2; `--help` anywhere
+ * prints the command's help and exits 0. Progress goes to stderr, the
+ * summary table to stdout.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+enum {
+    F_WORKLOAD,
+    F_PARTITIONS,
+    F_CONSTRAINTS,
+    F_SYNTH,
+    F_GPU_WORKERS,
+    F_THREADS,
+    F_POST,
+    F_DEVICES,
+    F_QUEUE,
+    F_POOL,
+    F_BUDGET,
+    F_PRIORITY,
+    F_SEED,
+    F_NO_CHECK,
+    F_TIMELINE,
+    F_COUNT,
+    F_CONCURRENCY,
+    F_NFLAGS
+};
+
+#define RUN_FLAGS ((1u << F_COUNT) - 1) /* every flag before F_COUNT */
+
+static const struct {
+    const char *name, *alias, *arg, *help;
+} FLAGS[F_NFLAGS] = {
+    [F_WORKLOAD] = {"--workload", NULL, "NAME", "what to prove: random (default) or porep (PoRep-shaped, scale 2^-(27 - LG))"},
+    [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
+    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26 (default 10)"},
+    [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
+    [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
+    [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
+    [F_POST] = {"--post-threads", NULL, "N", "post-processing workers: epilogue + verification (default 1)"},
+    [F_DEVICES] = {"--devices", NULL, "N", "devices; on the CPU backend, lock domains (default 1)"},
+    [F_QUEUE] = {"--queue-depth", NULL, "N", "bounded GPU queue (default devices x gpu-workers)"},
+    [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
+    [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
+    [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
+    [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes r and s deterministic"},
+    [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
+    [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
+    [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
+    [F_CONCURRENCY] = {"--concurrency", "-j", "M", "proofs in flight at once (default 2)"},
+};
+
+typedef struct {
+    const char *name, *synopsis, *summary, *help;
+    unsigned flags;
+} command;
+
+static const command CMD_SINGLE = {
+    "single", "[options]", "prove once through the engine and summarize",
+    "Proves one proof (--partitions partitions) of the workload through the engine and prints the\n"
+    "summary: wall time, latency, per-stage durations from the TIMELINE events, device kernel busy time.",
+    RUN_FLAGS};
+static const command CMD_BATCH = {
+    "batch", "-c N -j M [options]", "prove N times with M in flight and summarize",
+    "Submits -c proofs, keeping at most -j in flight (each client submits one job and awaits it), then\n"
+    "prints throughput (s/proof, proofs/min, pipeline fill and drain included), latency p50/p95/max and\n"
+    "per-stage p50/p95/max from the TIMELINE events.",
+    RUN_FLAGS | (1u << F_COUNT) | (1u << F_CONCURRENCY)};
+static const command CMD_REPORT = {
+    "timeline report", "FILE [--svg OUT.svg]", "explain a TIMELINE file",
+    "Reads a TIMELINE file (as written by --timeline) and prints throughput, latency, per-stage\n"
+    "durations and per-device kernel utilization; --svg also draws the waterfall.",
+    0};
+
+static void print_main_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: cuzk-bench <command> [options]\n\n"
+            "Drives the cuzk proving engine and reports what it did.\n\n"
+            "Commands:\n"
+            "  %-16s %s\n  %-16s %s\n",
+            CMD_SINGLE.name, CMD_SINGLE.summary, CMD_BATCH.name, CMD_BATCH.summary);
+    if (bench_have_report)
+        fprintf(f, "  %-16s %s\n", CMD_REPORT.name, CMD_REPORT.summary);
+    fprintf(f, "\nRun `cuzk-bench <command> --help` for its options.\n"
+               "  cuzk-bench --help, -h   this text\n"
+               "  cuzk-bench --version    print the version\n");
+}
+
+static void print_usage_line(FILE *f, const command *c)
+{
+    fprintf(f, "Usage: cuzk-bench %s %s\n", c->name, c->synopsis);
+}
+
+static void print_help(const command *c)
+{
+    print_usage_line(stdout, c);
+    printf("\n%s\n\nOptions:\n", c->help);
+    for (int i = 0; i < F_NFLAGS; i++)
+        if (c->flags & (1u << i)) {
+            char left[40];
+            snprintf(left, sizeof left, "%s%s%s%s%s", FLAGS[i].alias ? FLAGS[i].alias : "",
+                     FLAGS[i].alias ? ", " : "", FLAGS[i].name, FLAGS[i].arg ? " " : "",
+                     FLAGS[i].arg ? FLAGS[i].arg : "");
+            printf("  %-24s %s\n", left, FLAGS[i].help);
+        }
+    if (c == &CMD_REPORT)
+        printf("  %-24s %s\n", "--svg OUT.svg", "also write the waterfall picture to OUT.svg");
+    printf("  %-24s %s\n", "--help, -h", "this text");
+}
+
+static int usage_error(const command *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int usage_error(const command *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cuzk-bench: %s: ", c->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    print_usage_line(stderr, c);
+    fprintf(stderr, "Run `cuzk-bench %s --help` for details.\n", c->name);
+    return BENCH_USAGE;
+}
+
+/* Decimal integer in [lo, hi]; -1 otherwise. */
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Bytes with an optional binary suffix K, M, G or T (optionally followed by "iB" or "B"). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K':
+    case 'k':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        end++;
+        break;
+    case 'T':
+    case 't':
+        shift = 40;
+        end++;
+        break;
+    default: break;
+    }
+    if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+        end += strlen(end);
+    if (*end || v == 0 || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int set_flag(const command *c, bench_opts *o, int f, const char *v)
+{
+    uint64_t x = 0;
+    const char *name = FLAGS[f].name;
+#define INT_FLAG(lo, hi)                                                                                     \
+    if (parse_u64(v, lo, hi, &x) != 0)                                                                       \
+        return usage_error(c, "%s expects an integer from %llu to %llu, not '%s'", name,                     \
+                           (unsigned long long)(lo), (unsigned long long)(hi), v);
+    switch (f) {
+    case F_WORKLOAD: {
+        bool known = false;
+        for (int i = 0; bench_workload_names[i]; i++)
+            known |= !strcmp(v, bench_workload_names[i]);
+        if (!known)
+            return usage_error(c, "unknown workload '%s' (known: random, porep)", v);
+        o->workload = v;
+        break;
+    }
+    case F_PARTITIONS: INT_FLAG(1, 1024) o->partitions = (uint32_t)x; break;
+    case F_CONSTRAINTS: INT_FLAG(2, 26) o->constraints_lg = (unsigned)x; break;
+    case F_SYNTH: INT_FLAG(1, 1024) o->cfg.synth_workers = (int)x; break;
+    case F_GPU_WORKERS: INT_FLAG(1, 64) o->cfg.gpu_workers = (int)x; break;
+    case F_THREADS: INT_FLAG(1, 4096) o->cfg.gpu_threads = (int)x; break;
+    case F_POST: INT_FLAG(1, 1024) o->cfg.post_workers = (int)x; break;
+    case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
+    case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;
+    case F_POOL: INT_FLAG(1, 1000000) o->cfg.pool_idle = (int)x; break;
+    case F_BUDGET:
+        if (parse_size(v, &o->cfg.budget) != 0)
+            return usage_error(c, "--budget expects a size in bytes such as 4096, 512M or 64G, not '%s'", v);
+        break;
+    case F_PRIORITY:
+        if (cuzk_engine_prio_parse(v, &o->prio) != CUZK_OK)
+            return usage_error(c, "--priority expects low, normal, high or critical, not '%s'", v);
+        break;
+    case F_SEED:
+        INT_FLAG(1, UINT64_MAX) o->seed = x;
+        o->seeded = true;
+        break;
+    case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
+    case F_TIMELINE: o->timeline = v; break;
+    case F_COUNT: INT_FLAG(1, 1000000) o->count = (uint32_t)x; break;
+    case F_CONCURRENCY: INT_FLAG(1, 1024) o->concurrency = (uint32_t)x; break;
+    }
+#undef INT_FLAG
+    return BENCH_OK;
+}
+
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return false;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return true;
+    }
+    return false;
+}
+
+/* Parses the options of single/batch. */
+static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->batch = c == &CMD_BATCH;
+    o->workload = "random";
+    o->partitions = 2;
+    o->constraints_lg = 10;
+    o->seed = 1;
+    o->count = o->batch ? 4 : 1;
+    o->concurrency = o->batch ? 2 : 1;
+    o->prio = CUZK_PRIO_NORMAL;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || !arg[1])
+            return usage_error(c, "unexpected argument '%s'", arg);
+        const char *eq = !strncmp(arg, "--", 2) ? strchr(arg, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        int f = 0;
+        for (; f < F_NFLAGS; f++)
+            if ((strlen(FLAGS[f].name) == len && !strncmp(arg, FLAGS[f].name, len)) ||
+                (FLAGS[f].alias && !eq && !strcmp(arg, FLAGS[f].alias)))
+                break;
+        if (f == F_NFLAGS || !(c->flags & (1u << f)))
+            return usage_error(c, "unknown option '%s'", arg);
+        const char *v = NULL;
+        if (FLAGS[f].arg) {
+            if (eq)
+                v = eq + 1;
+            else if (i + 1 < argc)
+                v = argv[++i];
+            else
+                return usage_error(c, "%s needs a value", arg);
+            if (!v[0])
+                return usage_error(c, "empty value for %s", arg);
+        } else if (eq) {
+            return usage_error(c, "%.*s takes no value", (int)len, arg);
+        }
+        int rc = set_flag(c, o, f, v);
+        if (rc != BENCH_OK)
+            return rc;
+    }
+    return BENCH_OK;
+}
+
+static int run_report(int argc, char **argv)
+{
+    const command *c = &CMD_REPORT;
+    const char *path = NULL, *svg = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--svg") || !strncmp(arg, "--svg=", 6)) {
+            const char *v = arg[5] == '=' ? arg + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !v[0])
+                return usage_error(c, "--svg needs a file name");
+            svg = v;
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error(c, "unknown option '%s'", arg);
+        } else if (path) {
+            return usage_error(c, "unexpected argument '%s'", arg);
+        } else {
+            path = arg;
+        }
+    }
+    if (!path || !path[0])
+        return usage_error(c, "expects a TIMELINE file");
+    return bench_report(path, svg);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_main_usage(stderr);
+        return BENCH_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        print_main_usage(stdout);
+        return BENCH_OK;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("cuzk-bench %s\n", CUZK_VERSION);
+        return BENCH_OK;
+    }
+    if (bench_have_report && !strcmp(name, "timeline")) {
+        if (argc < 3 || strcmp(argv[2], "report") != 0) {
+            if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+                print_help(&CMD_REPORT);
+                return BENCH_OK;
+            }
+            return usage_error(&CMD_REPORT, "expects the action 'report'");
+        }
+        if (wants_help(argc - 3, argv + 3)) {
+            print_help(&CMD_REPORT);
+            return BENCH_OK;
+        }
+        return run_report(argc - 3, argv + 3);
+    }
+    const command *c = !strcmp(name, "single") ? &CMD_SINGLE : !strcmp(name, "batch") ? &CMD_BATCH : NULL;
+    if (!c) {
+        bench_error("unknown command '%s'", name);
+        print_main_usage(stderr);
+        return BENCH_USAGE;
+    }
+    if (wants_help(argc - 2, argv + 2)) {
+        print_help(c);
+        return BENCH_OK;
+    }
+    bench_opts o;
+    int rc = parse_run(c, &o, argc - 2, argv + 2);
+    if (rc != BENCH_OK)
+        return rc;
+    return bench_run(&o);
+}

@@ -1,0 +1,506 @@
+/*
+ * run.c — `cuzk-bench single` and `batch`: the engine under load, and what
+ * it did.
+ *
+ * The workload is built first (not timed). Then one TIMELINE writer starts
+ * the clock (to a file with --timeline, and always to an in-memory sink),
+ * the engine starts with the knobs from the command line, and -j client
+ * threads share the -c proofs: each submits one job, awaits it, reports it
+ * on stderr and takes the next. `single` is a batch of one.
+ *
+ * The summary comes from two sources: the clients' own clocks (wall time,
+ * per-proof latency submit → delivery) and the events (per-stage
+ * durations of every partition: synthesis, wait on the GPU queue, wait for
+ * the device lock, lock held, each kernel stage, finalize; and per device
+ * the union of kernel intervals over the run, i.e. kernel utilization, not
+ * lock time). Percentiles are nearest-rank.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cuzk/timeline.h"
+#include "cuzk/verify.h"
+
+#define MAX_STAGES 32
+#define MAX_DEVS 64
+
+void bench_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cuzk-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+double bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- events, as the sink records them (called under the writer's mutex) ---------------------- */
+
+typedef struct {
+    int64_t t;
+    uint64_t job;
+    int32_t part, dev;
+    uint8_t ev, stage;
+} rec;
+
+typedef struct {
+    rec *v;
+    size_t n, cap;
+    bool oom;
+    char *stages[MAX_STAGES];
+    int n_stages;
+} recorder;
+
+static int stage_index(recorder *r, const char *name)
+{
+    for (int i = 0; i < r->n_stages; i++)
+        if (!strcmp(r->stages[i], name))
+            return i;
+    if (r->n_stages == MAX_STAGES)
+        return MAX_STAGES - 1;
+    r->stages[r->n_stages] = strdup(name);
+    if (!r->stages[r->n_stages]) {
+        r->oom = true;
+        return 0;
+    }
+    return r->n_stages++;
+}
+
+static void sink(void *ctx, const cuzk_timeline_event *e)
+{
+    recorder *r = ctx;
+    if (r->oom)
+        return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 4096;
+        rec *v = realloc(r->v, cap * sizeof *v);
+        if (!v) {
+            r->oom = true;
+            return;
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    int st = 0;
+    if (e->ev == CUZK_TL_KERNEL_START || e->ev == CUZK_TL_KERNEL_END)
+        st = stage_index(r, e->stage);
+    r->v[r->n++] = (rec){.t = e->t_us,
+                         .job = e->job,
+                         .part = e->part,
+                         .dev = e->dev,
+                         .ev = (uint8_t)e->ev,
+                         .stage = (uint8_t)st};
+}
+
+static void recorder_free(recorder *r)
+{
+    free(r->v);
+    for (int i = 0; i < r->n_stages; i++)
+        free(r->stages[i]);
+}
+
+/* ---- distributions ------------------------------------------------------------------------------- */
+
+typedef struct {
+    double *v;
+    size_t n, cap;
+} dist;
+
+static void dist_add(dist *d, double x)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        double *v = realloc(d->v, cap * sizeof *v);
+        if (!v)
+            return;
+        d->v = v;
+        d->cap = cap;
+    }
+    d->v[d->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest sample with at least pct % of the samples at or below it. */
+static double pct(const dist *d, double p)
+{
+    if (!d->n)
+        return 0;
+    size_t k = (size_t)((p / 100.0) * (double)d->n + 0.999999999);
+    if (k < 1)
+        k = 1;
+    if (k > d->n)
+        k = d->n;
+    return d->v[k - 1];
+}
+
+static void dist_sort(dist *d)
+{
+    if (d->n)
+        qsort(d->v, d->n, sizeof *d->v, cmp_double);
+}
+
+/* ---- stage statistics from the events --------------------------------------------------------- */
+
+/* Timestamps of one partition; -1 = not seen. */
+typedef struct {
+    int64_t synth0, synth1, queued, wait0, acq, rel, fin0, fin1;
+    int64_t kstart[MAX_STAGES];
+    double kernel_us[MAX_STAGES];
+} part_times;
+
+typedef struct {
+    int64_t s, e;
+} span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Length of the union of the intervals (sorted here). */
+static int64_t union_len(span *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_span);
+    int64_t total = 0, cs = 0, ce = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].s > ce) {
+            if (ce > cs)
+                total += ce - cs;
+            cs = v[i].s;
+            ce = v[i].e;
+        } else if (v[i].e > ce) {
+            ce = v[i].e;
+        }
+    }
+    if (ce > cs)
+        total += ce - cs;
+    return total;
+}
+
+typedef struct {
+    const char *name;
+    dist d;
+} stage_row;
+
+static void print_row(const char *name, dist *d)
+{
+    dist_sort(d);
+    if (!d->n) {
+        printf("  %-22s %6zu %11s %11s %11s\n", name, (size_t)0, "-", "-", "-");
+        return;
+    }
+    printf("  %-22s %6zu %11.3f %11.3f %11.3f\n", name, d->n, pct(d, 50) / 1e3, pct(d, 95) / 1e3,
+           d->v[d->n - 1] / 1e3);
+}
+
+/* Prints the per-stage table and the device utilization; jobs have ids 1 .. n_jobs, parts 0 .. P-1. */
+static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wall_s)
+{
+    size_t n = (size_t)n_jobs * parts;
+    part_times *pt = malloc((n ? n : 1) * sizeof *pt);
+    span *kv = malloc((r->n ? r->n : 1) * sizeof *kv);
+    int *kdev = malloc((r->n ? r->n : 1) * sizeof *kdev);
+    if (!pt || !kv || !kdev) {
+        bench_error("out of memory for the stage table");
+        free(pt);
+        free(kv);
+        free(kdev);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pt[i].synth0 = pt[i].synth1 = pt[i].queued = pt[i].wait0 = pt[i].acq = pt[i].rel = pt[i].fin0 =
+            pt[i].fin1 = -1;
+        for (int s = 0; s < MAX_STAGES; s++) {
+            pt[i].kstart[s] = -1;
+            pt[i].kernel_us[s] = 0;
+        }
+    }
+    size_t nk = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const rec *e = &r->v[i];
+        if (e->job < 1 || e->job > n_jobs || e->part < 0 || (uint32_t)e->part >= parts)
+            continue;
+        part_times *p = &pt[(e->job - 1) * parts + (uint32_t)e->part];
+        switch ((cuzk_tl_ev)e->ev) {
+        case CUZK_TL_SYNTH_START: p->synth0 = e->t; break;
+        case CUZK_TL_SYNTH_END: p->synth1 = e->t; break;
+        case CUZK_TL_GPU_QUEUE: p->queued = e->t; break;
+        case CUZK_TL_LOCK_WAIT: p->wait0 = e->t; break;
+        case CUZK_TL_LOCK_ACQ: p->acq = e->t; break;
+        case CUZK_TL_LOCK_REL: p->rel = e->t; break;
+        case CUZK_TL_FINALIZE_START: p->fin0 = e->t; break;
+        case CUZK_TL_FINALIZE_END: p->fin1 = e->t; break;
+        case CUZK_TL_KERNEL_START: p->kstart[e->stage] = e->t; break;
+        case CUZK_TL_KERNEL_END:
+            if (p->kstart[e->stage] >= 0) {
+                p->kernel_us[e->stage] += (double)(e->t - p->kstart[e->stage]);
+                kv[nk] = (span){p->kstart[e->stage], e->t};
+                kdev[nk++] = e->dev;
+                p->kstart[e->stage] = -1;
+            }
+            break;
+        default: break;
+        }
+    }
+    dist synth = {0}, queue = {0}, wait = {0}, held = {0}, fin = {0}, kern[MAX_STAGES];
+    memset(kern, 0, sizeof kern);
+    for (size_t i = 0; i < n; i++) {
+        const part_times *p = &pt[i];
+        if (p->synth0 >= 0 && p->synth1 >= 0)
+            dist_add(&synth, (double)(p->synth1 - p->synth0));
+        if (p->queued >= 0 && p->wait0 >= 0)
+            dist_add(&queue, (double)(p->wait0 - p->queued));
+        if (p->wait0 >= 0 && p->acq >= 0)
+            dist_add(&wait, (double)(p->acq - p->wait0));
+        if (p->acq >= 0 && p->rel >= 0)
+            dist_add(&held, (double)(p->rel - p->acq));
+        if (p->fin0 >= 0 && p->fin1 >= 0)
+            dist_add(&fin, (double)(p->fin1 - p->fin0));
+        if (p->rel >= 0)
+            for (int s = 0; s < r->n_stages; s++)
+                dist_add(&kern[s], p->kernel_us[s]);
+    }
+    printf("\n  %-22s %6s %11s %11s %11s\n", "stage (per partition)", "n", "p50 ms", "p95 ms", "max ms");
+    print_row("synthesis", &synth);
+    print_row("gpu queue wait", &queue);
+    print_row("device lock wait", &wait);
+    print_row("device lock held", &held);
+    for (int s = 0; s < r->n_stages; s++) {
+        char name[48];
+        snprintf(name, sizeof name, "kernel %s", r->stages[s]);
+        print_row(name, &kern[s]);
+    }
+    print_row("finalize + verify", &fin);
+    /* kernel utilization per device: the union of its kernel intervals over the wall time */
+    span *tmp = malloc((nk ? nk : 1) * sizeof *tmp);
+    for (int d = 0; tmp && d < MAX_DEVS; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < nk; i++)
+            if (kdev[i] == d)
+                tmp[m++] = kv[i];
+        if (!m)
+            continue;
+        int64_t busy = union_len(tmp, m);
+        printf("  device %d: kernels busy %.1f%% of the wall time (%zu kernel stages)\n", d,
+               wall_s > 0 ? 100.0 * (double)busy / (wall_s * 1e6) : 0.0, m);
+    }
+    free(tmp);
+    free(synth.v);
+    free(queue.v);
+    free(wait.v);
+    free(held.v);
+    free(fin.v);
+    for (int s = 0; s < MAX_STAGES; s++)
+        free(kern[s].v);
+    free(pt);
+    free(kv);
+    free(kdev);
+}
+
+/* ---- the clients ------------------------------------------------------------------------------- */
+
+typedef struct {
+    const bench_opts *o;
+    cuzk_engine *e;
+    cuzk_engine_key *key;
+    const bench_workload *w;
+    pthread_mutex_t mu;
+    uint32_t next, done, ok, failed;
+    dist latency; /* seconds */
+} bench_state;
+
+static void *client_main(void *arg)
+{
+    bench_state *b = arg;
+    const bench_opts *o = b->o;
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        if (b->next == o->count) {
+            pthread_mutex_unlock(&b->mu);
+            break;
+        }
+        b->next++;
+        pthread_mutex_unlock(&b->mu);
+        char err[BENCH_ERRLEN] = "";
+        cuzk_engine_job job = {.key = b->key,
+                               .n_parts = o->partitions,
+                               .prio = o->prio,
+                               .synth = b->w->synth,
+                               .user = b->w->user};
+        uint64_t id = 0;
+        cuzk_engine_result r;
+        memset(&r, 0, sizeof r);
+        int rc = cuzk_engine_submit(b->e, &job, &id, err, sizeof err);
+        if (rc == CUZK_OK)
+            rc = cuzk_engine_await(b->e, id, &r, err, sizeof err);
+        pthread_mutex_lock(&b->mu);
+        b->done++;
+        if (rc == CUZK_OK) {
+            double lat = (double)(r.t_done - r.t_submit) / 1e6;
+            b->ok++;
+            dist_add(&b->latency, lat);
+            fprintf(stderr,
+                    "cuzk-bench: proof %u/%u ok in %.3f s (job %llu: synthesis %.3f s, device %.3f s, "
+                    "lock wait %.3f s, finalize %.3f s, summed over %u partitions)\n",
+                    b->done, o->count, lat, (unsigned long long)id, (double)r.synth_us / 1e6,
+                    (double)r.device_us / 1e6, (double)r.lock_wait_us / 1e6, (double)r.post_us / 1e6,
+                    o->partitions);
+        } else {
+            b->failed++;
+            fprintf(stderr, "cuzk-bench: proof %u/%u failed (job %llu): %s\n", b->done, o->count,
+                    (unsigned long long)id, err[0] ? err : cuzk_strerror(rc));
+        }
+        pthread_mutex_unlock(&b->mu);
+        cuzk_engine_result_free(&r);
+    }
+    return NULL;
+}
+
+static void print_bytes(const char *label, uint64_t v)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024 && u < 4) {
+        x /= 1024;
+        u++;
+    }
+    printf("%s%.1f %s", label, x, units[u]);
+}
+
+static void print_summary(const bench_opts *o, const bench_workload *w, const cuzk_engine_config *c,
+                          const cuzk_engine_stats *st, bench_state *b, double wall, recorder *rec)
+{
+    printf("cuzk-bench %s: %u proof%s of %u partition%s, %u in flight\n", o->batch ? "batch" : "single",
+           o->count, o->count == 1 ? "" : "s", o->partitions, o->partitions == 1 ? "" : "s", o->concurrency);
+    printf("  workload     %s\n", w->desc);
+    printf(
+        "  engine       %s backend; %d device%s x %d GPU worker%s (%d thread%s each); %d synthesis, %d post; "
+        "queue %d; pool %d; priority %s%s\n",
+        c->backend->name, c->devices, c->devices == 1 ? "" : "s", c->gpu_workers,
+        c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
+        c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
+        (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "");
+    printf("  proofs       %u ok, %u failed\n", b->ok, b->failed);
+    printf("  wall         %.3f s\n", wall);
+    if (b->ok)
+        printf("  throughput   %.3f s/proof, %.2f proofs/min\n", wall / b->ok, 60.0 * b->ok / wall);
+    else
+        printf("  throughput   -\n");
+    dist_sort(&b->latency);
+    if (b->latency.n)
+        printf("  latency      p50 %.3f s, p95 %.3f s, max %.3f s\n", pct(&b->latency, 50),
+               pct(&b->latency, 95), b->latency.v[b->latency.n - 1]);
+    print_bytes("  budget       peak ", st->budget_peak);
+    print_bytes(" of ", st->budget_total);
+    print_bytes(" (keys ", st->budget_keys);
+    printf(")\n");
+    printf("  buffers      %llu allocated, %llu reused, %llu freed\n", (unsigned long long)st->buf_allocs,
+           (unsigned long long)st->buf_reuses, (unsigned long long)st->buf_frees);
+    if (rec->oom)
+        printf("  (events incomplete: out of memory while recording)\n");
+    print_stages(rec, o->count, o->partitions, wall);
+}
+
+int bench_run(const bench_opts *o)
+{
+    char err[BENCH_ERRLEN] = "";
+    bench_workload w;
+    fprintf(stderr, "cuzk-bench: building workload %s (2^%u domain)\n", o->workload, o->constraints_lg);
+    double t = bench_now();
+    int rc = bench_workload_new(&w, o, err, sizeof err);
+    if (rc != CUZK_OK) {
+        bench_error("workload %s: %s", o->workload, err[0] ? err : cuzk_strerror(rc));
+        return BENCH_FAIL;
+    }
+    fprintf(stderr, "cuzk-bench: workload ready in %.3f s: %s\n", bench_now() - t, w.desc);
+
+    recorder rec;
+    memset(&rec, 0, sizeof rec);
+    cuzk_timeline *tl = NULL;
+    rc = cuzk_timeline_new(&tl, o->timeline, sink, &rec, err, sizeof err);
+    if (rc != CUZK_OK) {
+        bench_error("%s", err);
+        bench_workload_free(&w);
+        return BENCH_FAIL;
+    }
+    cuzk_engine_config cfg = o->cfg;
+    cfg.timeline = tl;
+    cfg.rs_seed = o->seeded ? o->seed : 0;
+    cuzk_engine *e = NULL;
+    bench_state b;
+    memset(&b, 0, sizeof b);
+    pthread_mutex_init(&b.mu, NULL);
+    b.o = o;
+    b.w = &w;
+    int status = BENCH_FAIL;
+    rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_engine_key_new(e, &w.pk, &w.cs, &b.key, err, sizeof err);
+    if (rc != CUZK_OK) {
+        bench_error("%s", err[0] ? err : cuzk_strerror(rc));
+        goto out;
+    }
+    b.e = e;
+    cuzk_engine_config eff;
+    cuzk_engine_get_config(e, &eff);
+    uint32_t nt = o->concurrency < o->count ? o->concurrency : o->count;
+    pthread_t *th = calloc(nt, sizeof *th);
+    if (!th) {
+        bench_error("out of memory");
+        goto out;
+    }
+    double t0 = bench_now();
+    uint32_t started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, client_main, &b) != 0)
+            break;
+    if (!started) {
+        bench_error("cannot start a client thread");
+        free(th);
+        goto out;
+    }
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    double wall = bench_now() - t0;
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    cuzk_engine_key_free(b.key);
+    b.key = NULL;
+    cuzk_engine_free(e);
+    e = NULL;
+    rc = cuzk_timeline_close(tl, err, sizeof err);
+    tl = NULL;
+    if (rc != CUZK_OK)
+        bench_error("%s", err);
+    print_summary(o, &w, &eff, &st, &b, wall, &rec);
+    status = rc == CUZK_OK && b.failed == 0 && b.ok == o->count ? BENCH_OK : BENCH_FAIL;
+out:
+    cuzk_engine_key_free(b.key);
+    cuzk_engine_free(e);
+    cuzk_timeline_discard(tl); /* only when the engine never ran */
+    free(b.latency.v);
+    pthread_mutex_destroy(&b.mu);
+    recorder_free(&rec);
+    bench_workload_free(&w);
+    return status;
+}

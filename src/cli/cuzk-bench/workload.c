@@ -1,0 +1,177 @@
+/*
+ * workload.c — what cuzk-bench proves (--workload NAME).
+ *
+ * A workload supplies a circuit (cuzk_cs), its proving key and a synthesis
+ * callback that writes partition p's witness. The table below is the only
+ * place that knows the names; a new workload (the PoRep-shaped generator)
+ * is one more entry with its own build function, and every other part of
+ * the program stays as it is.
+ *
+ *   random   cuzk_cs_random: a satisfiable Groth16-like circuit (aux values
+ *            mostly 0/1, coefficients mostly ±1) with 2^LG - 2 rows, one
+ *            public input and as many aux variables as rows; the key comes
+ *            from cuzk_groth16_setup with fresh toxic waste (not a trusted
+ *            setup). Every partition proves the same witness: synthesis is
+ *            a copy, so the run measures the engine and the prover.
+ *   porep    the PoRep-shaped generator (cuzk/porep_synth.h) at scale
+ *            2^-(27 - LG): rows about 2^LG (LG = 27 would be one full 32 GiB
+ *            partition; 11..26 here), the same circuit for every partition
+ *            and a different witness for each (partition p mod 10, as the
+ *            ten partitions of one proof), built by the synthesis worker.
+ *            Key from cuzk_groth16_setup (not a trusted setup).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cuzk/porep_synth.h"
+#include "cuzk/setup.h"
+
+#define RANDOM_INPUTS 2 /* ONE and one public input */
+
+typedef int (*workload_build_fn)(bench_workload *w, const bench_opts *o, char *err, size_t errlen);
+
+static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, char *err, size_t errlen);
+
+typedef struct {
+    cuzk_fr *z;
+    size_t n_z;
+} random_state;
+
+static int random_synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err,
+                        size_t errlen)
+{
+    const random_state *st = user;
+    if (n_z != st->n_z)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "random workload: witness of %zu values asked, circuit has %zu", n_z, st->n_z);
+    memcpy(z, st->z, n_z * sizeof *z);
+    return CUZK_OK;
+}
+
+static void random_free(void *user)
+{
+    random_state *st = user;
+    if (st)
+        free(st->z);
+    free(st);
+}
+
+static int random_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
+{
+    size_t m = (size_t)1 << o->constraints_lg;
+    size_t nc = m - RANDOM_INPUTS, na = nc;
+    random_state *st = calloc(1, sizeof *st);
+    if (!st || !(st->z = malloc((RANDOM_INPUTS + na) * sizeof *st->z))) {
+        random_free(st);
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "random workload: out of memory for 2^%u rows",
+                         o->constraints_lg);
+    }
+    st->n_z = RANDOM_INPUTS + na;
+    w->user = st;
+    w->free_user = random_free;
+    w->synth = random_synth;
+    int rc = cuzk_cs_random(&w->cs, st->z, RANDOM_INPUTS, na, nc, o->seed, CUZK_CS_RANDOM_BITS);
+    if (rc != CUZK_OK)
+        return cuzk_fail(err, errlen, rc, "random workload: cannot build a circuit of %zu rows", nc);
+    if ((rc = workload_setup(w, o->constraints_lg, o, err, errlen)) != CUZK_OK)
+        return rc;
+    snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu)",
+             o->constraints_lg, nc, na, (unsigned long long)o->seed);
+    return CUZK_OK;
+}
+
+/* The key for w->cs from fresh toxic waste (domain 2^lg). */
+static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, char *err, size_t errlen)
+{
+    cuzk_groth16_toxic tw;
+    cuzk_pool *pool = cuzk_pool_new(o->cfg.gpu_threads);
+    int rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, errlen);
+    if (rc == CUZK_OK)
+        rc = cuzk_groth16_setup(&w->pk, &w->cs, &tw, pool, err, errlen);
+    cuzk_pool_free(pool);
+    return rc;
+}
+
+typedef struct {
+    cuzk_porep_shape shape;
+    size_t n_z;
+} porep_state;
+
+static int porep_synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err,
+                       size_t errlen)
+{
+    const porep_state *st = user;
+    if (n_z != st->n_z)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "porep workload: witness of %zu values asked, circuit has %zu", n_z, st->n_z);
+    return cuzk_porep_synth_witness(z, &st->shape, part % CUZK_POREP_PARTITIONS, NULL, err, errlen);
+}
+
+static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
+{
+    if (o->constraints_lg < 11 || o->constraints_lg > 26)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "porep workload: --constraints %u is outside 11..26 (27 - LG is the scale)",
+                         o->constraints_lg);
+    porep_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "porep workload: out of memory");
+    w->user = st;
+    w->free_user = free;
+    w->synth = porep_synth;
+    int rc = cuzk_porep_shape_scale(&st->shape, 27 - o->constraints_lg, o->seed);
+    if (rc == CUZK_OK)
+        rc = cuzk_porep_synth_check(&st->shape, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
+    st->n_z = st->shape.inputs + st->shape.aux;
+    cuzk_pool *pool = cuzk_pool_new(o->cfg.gpu_threads);
+    rc = cuzk_porep_synth_cs(&w->cs, &st->shape, pool, err, errlen);
+    cuzk_pool_free(pool);
+    unsigned lg = 0;
+    while (((uint64_t)1 << lg) < st->shape.rows)
+        lg++;
+    if (rc == CUZK_OK)
+        rc = workload_setup(w, lg, o, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
+    snprintf(w->desc, sizeof w->desc,
+             "porep-shaped at 2^-%u scale (%llu rows incl. %llu inputs, %llu aux, 2^%u domain, seed %llu)",
+             27 - o->constraints_lg, (unsigned long long)st->shape.rows, (unsigned long long)st->shape.inputs,
+             (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed);
+    return CUZK_OK;
+}
+
+static const struct {
+    const char *name;
+    workload_build_fn build;
+} WORKLOADS[] = {
+    {"random", random_build},
+    {"porep", porep_build},
+};
+
+const char *const bench_workload_names[] = {"random", "porep", NULL};
+
+int bench_workload_new(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    for (size_t i = 0; i < sizeof WORKLOADS / sizeof WORKLOADS[0]; i++)
+        if (!strcmp(o->workload, WORKLOADS[i].name)) {
+            int rc = WORKLOADS[i].build(w, o, err, errlen);
+            if (rc != CUZK_OK)
+                bench_workload_free(w);
+            return rc;
+        }
+    return cuzk_fail(err, errlen, CUZK_EINVAL, "unknown workload '%s'", o->workload);
+}
+
+void bench_workload_free(bench_workload *w)
+{
+    cuzk_groth16_params_free(&w->pk);
+    cuzk_cs_free(&w->cs);
+    if (w->free_user)
+        w->free_user(w->user);
+    memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,182 @@
+/*
+ * timeline.c — the TIMELINE writer of cuzk/timeline.h.
+ *
+ * One mutex covers the clock read, the formatting and the write, so lines
+ * leave in time order and never interleave. The file is a temporary sibling
+ * of the destination opened with O_EXCL and written through a 1 MiB stdio
+ * buffer: emitting costs a clock read and a short snprintf, never a system
+ * call per line. Write errors are remembered (the first errno) and decide at
+ * close whether the file is renamed into place or removed.
+ */
+#include "cuzk/timeline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct cuzk_timeline {
+    pthread_mutex_t mu;
+    struct timespec epoch;
+    FILE *f;
+    char *path, *tmp;
+    int write_errno; /* first failure, 0 if none */
+    cuzk_timeline_sink sink;
+    void *sink_ctx;
+    char *buf; /* stdio buffer */
+};
+
+static const char *const EV_NAMES[CUZK_TL_NEV] = {
+    "JOB_SUBMIT",     "JOB_START",    "SYNTH_START",  "SYNTH_END",  "GPU_QUEUE",
+    "LOCK_WAIT",      "LOCK_ACQ",     "KERNEL_START", "KERNEL_END", "LOCK_REL",
+    "FINALIZE_START", "FINALIZE_END", "DELIVER",      "JOB_FAIL",   "JOB_CANCEL",
+};
+
+#define TL_BUFSIZE (1u << 20)
+#define TL_NAME_MAX 64
+
+const char *cuzk_timeline_ev_name(cuzk_tl_ev ev)
+{
+    return (unsigned)ev < CUZK_TL_NEV ? EV_NAMES[ev] : NULL;
+}
+
+static int64_t since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)(t.tv_sec - t0->tv_sec) * 1000000 + (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+int64_t cuzk_timeline_now(const cuzk_timeline *tl)
+{
+    return tl ? since(&tl->epoch) : 0;
+}
+
+static void tl_free(cuzk_timeline *tl)
+{
+    pthread_mutex_destroy(&tl->mu);
+    free(tl->path);
+    free(tl->tmp);
+    free(tl->buf);
+    free(tl);
+}
+
+int cuzk_timeline_new(cuzk_timeline **out, const char *path, cuzk_timeline_sink sink, void *sink_ctx,
+                      char *err, size_t errlen)
+{
+    if (!out)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "timeline: no output pointer");
+    *out = NULL;
+    cuzk_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline: out of memory");
+    pthread_mutex_init(&tl->mu, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &tl->epoch);
+    tl->sink = sink;
+    tl->sink_ctx = sink_ctx;
+    if (path) {
+        size_t n = strlen(path) + 32;
+        tl->path = strdup(path);
+        tl->tmp = malloc(n);
+        tl->buf = malloc(TL_BUFSIZE);
+        if (!tl->path || !tl->tmp || !tl->buf) {
+            tl_free(tl);
+            return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline: out of memory");
+        }
+        snprintf(tl->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+        int fd = open(tl->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            int e = errno;
+            tl_free(tl);
+            return cuzk_fail(err, errlen, CUZK_EIO, "timeline: cannot create %s: %s", path, strerror(e));
+        }
+        tl->f = fdopen(fd, "w");
+        if (!tl->f) {
+            int e = errno;
+            close(fd);
+            unlink(tl->tmp);
+            tl_free(tl);
+            return cuzk_fail(err, errlen, CUZK_EIO, "timeline: %s: %s", path, strerror(e));
+        }
+        setvbuf(tl->f, tl->buf, _IOFBF, TL_BUFSIZE);
+    }
+    *out = tl;
+    return CUZK_OK;
+}
+
+/* Copies a lane or stage name, replacing anything JSON would need escaped. */
+static void clean_name(char out[TL_NAME_MAX], const char *in)
+{
+    size_t i = 0;
+    for (; in && in[i] && i < TL_NAME_MAX - 1; i++) {
+        unsigned char ch = (unsigned char)in[i];
+        out[i] = (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\') ? '?' : (char)ch;
+    }
+    out[i] = 0;
+}
+
+void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t part, const char *lane,
+                        int32_t dev, const char *stage)
+{
+    if (!tl || (unsigned)ev >= CUZK_TL_NEV)
+        return;
+    char l[TL_NAME_MAX], s[TL_NAME_MAX];
+    clean_name(l, lane ? lane : "-");
+    clean_name(s, stage);
+    pthread_mutex_lock(&tl->mu);
+    int64_t t = since(&tl->epoch);
+    if (t < 0)
+        t = 0;
+    if (tl->f && !tl->write_errno &&
+        fprintf(tl->f,
+                "{\"t_us\":%lld,\"ev\":\"%s\",\"job\":%llu,\"part\":%d,\"lane\":\"%s\",\"dev\":%d,"
+                "\"stage\":\"%s\"}\n",
+                (long long)t, EV_NAMES[ev], (unsigned long long)job, (int)part, l, (int)dev, s) < 0)
+        tl->write_errno = errno ? errno : EIO;
+    if (tl->sink) {
+        cuzk_timeline_event e = {
+            .t_us = t, .ev = ev, .job = job, .part = part, .lane = l, .dev = dev, .stage = s};
+        tl->sink(tl->sink_ctx, &e);
+    }
+    pthread_mutex_unlock(&tl->mu);
+}
+
+int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
+{
+    if (!tl)
+        return CUZK_OK;
+    int rc = CUZK_OK;
+    if (tl->f) {
+        int e = tl->write_errno;
+        if (!e && fflush(tl->f) != 0)
+            e = errno ? errno : EIO;
+        if (!e && fsync(fileno(tl->f)) != 0)
+            e = errno;
+        if (fclose(tl->f) != 0 && !e)
+            e = errno ? errno : EIO;
+        if (!e && rename(tl->tmp, tl->path) != 0)
+            e = errno;
+        if (e) {
+            unlink(tl->tmp);
+            rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline: writing %s failed: %s", tl->path, strerror(e));
+        }
+    }
+    tl_free(tl);
+    return rc;
+}
+
+void cuzk_timeline_discard(cuzk_timeline *tl)
+{
+    if (!tl)
+        return;
+    if (tl->f) {
+        fclose(tl->f);
+        unlink(tl->tmp);
+    }
+    tl_free(tl);
+}

@@ -1,0 +1,1192 @@
+/*
+ * test_engine.c — the proving engine (cuzk/engine.h) and its TIMELINE writer
+ * (cuzk/timeline.h), on the CPU backend and on a test backend that wraps it.
+ *
+ * Circuit: a random satisfiable circuit (cuzk_cs_random) with a key from
+ * cuzk_groth16_setup and fresh toxic waste; every partition's witness is the
+ * circuit's own witness, corrupted on request.
+ *
+ * Oracles: the independent CPU prover and verifier. Every delivered proof is
+ * verified here again with cuzk_groth16_verify and compared, bit for bit,
+ * with cuzk_groth16_prove_ex run directly on the same witness and the r, s
+ * the engine's seeded mode documents (cuzk_engine_rs), which also shows the
+ * proofs are assembled in partition order. Order of dispatch is read from
+ * the synthesis callbacks themselves (one synthesis slot at a time), against
+ * a list written out by hand from the rule (priority, then age, then index).
+ *
+ * Scenarios: proofs; ordering by priority, age and index with one worker and
+ * with the budget as the limit; cancellation of a pending job, of one in
+ * synthesis and of one in the device phase; failures (callback error,
+ * z[0] != 1, a witness breaking a constraint caught by the check and, with
+ * the check off, by verification, a device error); admission and argument
+ * errors; per-device lock exclusivity and device pinning through
+ * pre/device/post; a TIMELINE file checked by a small parser of its own
+ * (exact key order, balanced START/END per lane, one outcome per job); and a
+ * soak of 200 proofs with flat RSS and bounded buffer allocations. After
+ * every scenario the budget holds exactly the key bytes, nothing is in
+ * flight, and freeing the key brings it to zero.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/cs.h"
+#include "cuzk/engine.h"
+#include "cuzk/prove.h"
+#include "cuzk/setup.h"
+#include "cuzk/timeline.h"
+#include "cuzk/verify.h"
+#include "testutil.h"
+
+/* ---- the circuit ---------------------------------------------------------------------------- */
+
+enum { NI = 3, NA = 40, NC = 60 }; /* 63 rows with the input rows: domain 64 */
+
+static cuzk_cs CS;
+static cuzk_fr *Z;
+static cuzk_groth16_params PK;
+static cuzk_groth16_pvk PVK;
+
+static bool circuit_init(void)
+{
+    Z = malloc((NI + NA) * sizeof *Z);
+    if (!Z || cuzk_cs_random(&CS, Z, NI, NA, NC, test_rand64(), CUZK_CS_RANDOM_BITS) != CUZK_OK)
+        return false;
+    unsigned lg;
+    char err[256] = "";
+    cuzk_groth16_toxic tw;
+    if (cuzk_groth16_domain_lg(&lg, &CS, err, sizeof err) != CUZK_OK ||
+        cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, sizeof err) != CUZK_OK ||
+        cuzk_groth16_setup(&PK, &CS, &tw, NULL, err, sizeof err) != CUZK_OK ||
+        cuzk_groth16_prepare(&PVK, &PK.vk, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "test circuit: %s\n", err);
+        return false;
+    }
+    return true;
+}
+
+/* ---- gates: a test holds a callback or a device phase until it says go -------------------------- */
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int entered;
+    bool open;
+} gate;
+
+static void gate_init(gate *g)
+{
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->entered = 0;
+    g->open = false;
+}
+
+static void gate_destroy(gate *g)
+{
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+}
+
+static void deadline(struct timespec *t, int seconds)
+{
+    clock_gettime(CLOCK_REALTIME, t);
+    t->tv_sec += seconds;
+}
+
+/* Called by the engine's thread: announces itself and waits for the gate to open (at most 60 s). */
+static void gate_pass(gate *g)
+{
+    struct timespec t;
+    deadline(&t, 60);
+    pthread_mutex_lock(&g->mu);
+    g->entered++;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open && pthread_cond_timedwait(&g->cv, &g->mu, &t) == 0)
+        ;
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Test thread: waits until n threads have entered (false after 30 s). */
+static bool gate_wait_entered(gate *g, int n)
+{
+    struct timespec t;
+    deadline(&t, 30);
+    pthread_mutex_lock(&g->mu);
+    while (g->entered < n && pthread_cond_timedwait(&g->cv, &g->mu, &t) == 0)
+        ;
+    bool ok = g->entered >= n;
+    pthread_mutex_unlock(&g->mu);
+    return ok;
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* ---- the synthesis callback ------------------------------------------------------------------------ */
+
+enum { LOG_MAX = 256 };
+
+/* Order in which callbacks ran: (tag, part). */
+static struct {
+    pthread_mutex_t mu;
+    int n;
+    int tag[LOG_MAX], part[LOG_MAX];
+} LOG = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void log_reset(void)
+{
+    pthread_mutex_lock(&LOG.mu);
+    LOG.n = 0;
+    pthread_mutex_unlock(&LOG.mu);
+}
+
+/* What one job's callback does. Parts: -1 = none. */
+typedef struct {
+    int tag;
+    int fail_part;  /* return CUZK_EIO with a message */
+    int unsat_part; /* corrupt one aux value */
+    int one_part;   /* z[0] = 2 */
+    int block_part; /* wait on gate */
+    gate *gate;
+    atomic_int calls;
+} synth_ctx;
+
+static void synth_ctx_init(synth_ctx *c, int tag)
+{
+    memset(c, 0, sizeof *c);
+    c->tag = tag;
+    c->fail_part = c->unsat_part = c->one_part = c->block_part = -1;
+}
+
+static int synth_cb(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err, size_t errlen)
+{
+    synth_ctx *c = user;
+    atomic_fetch_add(&c->calls, 1);
+    pthread_mutex_lock(&LOG.mu);
+    if (LOG.n < LOG_MAX) {
+        LOG.tag[LOG.n] = c->tag;
+        LOG.part[LOG.n] = (int)part;
+        LOG.n++;
+    }
+    pthread_mutex_unlock(&LOG.mu);
+    if (n_z != NI + NA)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "callback: n_z %zu", n_z);
+    if ((int)part == c->block_part && c->gate)
+        gate_pass(c->gate);
+    if ((int)part == c->fail_part)
+        return cuzk_fail(err, errlen, CUZK_EIO, "callback refuses partition %u of job %llu", part,
+                         (unsigned long long)job);
+    memcpy(z, Z, n_z * sizeof *z);
+    if ((int)part == c->unsat_part)
+        cuzk_fr_add(&z[NI + NA - 1], &z[NI + NA - 1], &z[0]);
+    if ((int)part == c->one_part)
+        cuzk_fr_add(&z[0], &z[0], &z[0]);
+    return CUZK_OK;
+}
+
+/* ---- the test backend: the CPU backend plus checks and injected faults ------------------------------ */
+
+typedef struct {
+    int dev, worker;
+    uint64_t job;
+    uint32_t part;
+} tb_pending;
+
+enum { TB_DEVS = 4 };
+
+typedef struct {
+    const cuzk_engine_backend *cpu;
+    atomic_int in_device[TB_DEVS];
+    atomic_int max_in_device[TB_DEVS];
+    atomic_int device_calls[TB_DEVS];
+    atomic_int mismatches; /* a phase saw another device/worker than pre */
+    atomic_int abandons, posts, pres;
+    atomic_int workers_live;
+    /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
+    uint32_t fail_nparts, block_nparts;
+    int fail_part, block_part;
+    gate *gate;
+    int sleep_us;
+    /* budget seen from inside the phases of a job of probe_nparts partitions (0: not probing) */
+    cuzk_engine *eng;
+    uint32_t probe_nparts;
+    uint64_t used_in_device, used_in_post;
+} tb_ctx;
+
+static uint64_t tb_used(tb_ctx *t, const cuzk_engine_part *p)
+{
+    if (!t->eng || p->n_parts != t->probe_nparts)
+        return 0;
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(t->eng, &st);
+    return st.budget_used;
+}
+
+static int tb_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
+                         size_t errlen)
+{
+    tb_ctx *t = ctx;
+    atomic_fetch_add(&t->workers_live, 1);
+    return t->cpu->worker_new(NULL, dev, worker, pool, state, err, errlen);
+}
+
+static void tb_worker_free(void *ctx, void *state)
+{
+    tb_ctx *t = ctx;
+    atomic_fetch_sub(&t->workers_live, 1);
+}
+
+static uint64_t tb_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs)
+{
+    tb_ctx *t = ctx;
+    return t->cpu->part_bytes(NULL, pk, cs);
+}
+
+static int tb_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    tb_ctx *t = ctx;
+    tb_pending *q = malloc(sizeof *q);
+    if (!q)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "tb: out of memory");
+    *q = (tb_pending){.dev = p->dev, .worker = p->worker, .job = p->job, .part = p->part};
+    p->pending = q;
+    atomic_fetch_add(&t->pres, 1);
+    return CUZK_OK;
+}
+
+static void tb_check(tb_ctx *t, const cuzk_engine_part *p)
+{
+    const tb_pending *q = p->pending;
+    if (!q || q->dev != p->dev || q->worker != p->worker || q->job != p->job || q->part != p->part)
+        atomic_fetch_add(&t->mismatches, 1);
+}
+
+static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    tb_ctx *t = ctx;
+    tb_check(t, p);
+    int d = p->dev;
+    if (d < 0 || d >= TB_DEVS)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "tb: device %d", d);
+    int now = atomic_fetch_add(&t->in_device[d], 1) + 1;
+    int prev = atomic_load(&t->max_in_device[d]);
+    while (now > prev && !atomic_compare_exchange_weak(&t->max_in_device[d], &prev, now))
+        ;
+    atomic_fetch_add(&t->device_calls[d], 1);
+    int rc = CUZK_OK;
+    if (p->n_parts == t->block_nparts && (int)p->part == t->block_part && t->gate)
+        gate_pass(t->gate);
+    if (p->n_parts == t->fail_nparts && (int)p->part == t->fail_part)
+        rc = cuzk_fail(err, errlen, CUZK_EIO, "tb: injected device failure");
+    else
+        rc = t->cpu->device(NULL, state, p, err, errlen);
+    if (tb_used(t, p))
+        t->used_in_device = tb_used(t, p);
+    if (t->sleep_us)
+        usleep((useconds_t)t->sleep_us);
+    atomic_fetch_sub(&t->in_device[d], 1);
+    return rc;
+}
+
+static int tb_post(void *ctx, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    tb_ctx *t = ctx;
+    tb_check(t, p);
+    if (tb_used(t, p))
+        t->used_in_post = tb_used(t, p);
+    free(p->pending);
+    p->pending = NULL;
+    atomic_fetch_add(&t->posts, 1);
+    return CUZK_OK;
+}
+
+static void tb_abandon(void *ctx, cuzk_engine_part *p)
+{
+    tb_ctx *t = ctx;
+    free(p->pending);
+    p->pending = NULL;
+    atomic_fetch_add(&t->abandons, 1);
+}
+
+static cuzk_engine_backend tb_backend(tb_ctx *t)
+{
+    memset(t, 0, sizeof *t);
+    t->cpu = cuzk_engine_backend_cpu();
+    t->fail_part = t->block_part = -1;
+    return (cuzk_engine_backend){
+        .name = "test",
+        .ctx = t,
+        .n_devices = TB_DEVS,
+        .worker_new = tb_worker_new,
+        .worker_free = tb_worker_free,
+        .part_bytes = tb_part_bytes,
+        .pre = tb_pre,
+        .device = tb_device,
+        .post = tb_post,
+        .abandon = tb_abandon,
+    };
+}
+
+/* ---- helpers ------------------------------------------------------------------------------------------ */
+
+static const uint64_t SEED = 0x5eed5eed12345678ull;
+
+static cuzk_engine_config small_config(void)
+{
+    cuzk_engine_config c;
+    memset(&c, 0, sizeof c);
+    c.synth_workers = 2;
+    c.gpu_workers = 2;
+    c.gpu_threads = 1;
+    c.post_workers = 1;
+    c.rs_seed = SEED;
+    c.budget = 1ull << 30;
+    return c;
+}
+
+static cuzk_engine *engine_up(const cuzk_engine_config *c, cuzk_engine_key **key, const char *what)
+{
+    cuzk_engine *e = NULL;
+    char err[256] = "";
+    int rc = cuzk_engine_new(&e, c, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: engine_new: %s", what, err);
+    if (rc != CUZK_OK)
+        return NULL;
+    rc = cuzk_engine_key_new(e, &PK, &CS, key, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: key_new: %s", what, err);
+    if (rc != CUZK_OK) {
+        cuzk_engine_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+static uint64_t submit(cuzk_engine *e, cuzk_engine_key *k, uint32_t n, cuzk_engine_prio prio, synth_ctx *c,
+                       const char *what)
+{
+    cuzk_engine_job j = {.key = k, .n_parts = n, .prio = prio, .synth = synth_cb, .user = c};
+    uint64_t id = 0;
+    char err[256] = "";
+    int rc = cuzk_engine_submit(e, &j, &id, err, sizeof err);
+    CHECK(rc == CUZK_OK && id != 0, "%s: submit: %s", what, err);
+    return id;
+}
+
+/* The proof of partition part of job id, made directly by the CPU prover with the engine's r, s. */
+static bool direct_proof(uint8_t out[CUZK_GROTH16_PROOF_SIZE], uint64_t id, uint32_t part)
+{
+    cuzk_fr r, s;
+    cuzk_engine_rs(SEED, id, part, &r, &s);
+    cuzk_groth16_proof p;
+    char err[256] = "";
+    if (cuzk_groth16_prove(&p, &PK, &CS, Z, &r, &s, NULL, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "direct prove: %s\n", err);
+        return false;
+    }
+    cuzk_groth16_proof_to_bytes(out, &p);
+    return true;
+}
+
+/* Awaits a job that must succeed; checks every proof independently. */
+static void await_ok(cuzk_engine *e, uint64_t id, uint32_t n, bool compare, const char *what)
+{
+    cuzk_engine_result r;
+    char err[256] = "";
+    int rc = cuzk_engine_await(e, id, &r, err, sizeof err);
+    CHECK(rc == CUZK_OK && r.status == CUZK_OK, "%s: job %llu: status %d: %s", what, (unsigned long long)id,
+          rc, err);
+    if (rc != CUZK_OK)
+        return;
+    CHECK(r.n_proofs == n && r.proofs, "%s: %zu proofs, expected %u", what, r.n_proofs, n);
+    CHECK(r.t_submit <= r.t_start && r.t_start <= r.t_done, "%s: times %lld %lld %lld", what,
+          (long long)r.t_submit, (long long)r.t_start, (long long)r.t_done);
+    for (uint32_t p = 0; p < r.n_proofs && p < n; p++) {
+        rc = cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &r.proofs[p], err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: job %llu part %u: proof does not verify: %s", what, (unsigned long long)id,
+              p, err);
+        if (compare) {
+            uint8_t got[CUZK_GROTH16_PROOF_SIZE], want[CUZK_GROTH16_PROOF_SIZE];
+            cuzk_groth16_proof_to_bytes(got, &r.proofs[p]);
+            CHECK(direct_proof(want, id, p) && !memcmp(got, want, sizeof got),
+                  "%s: job %llu part %u: proof differs from the direct prover's", what,
+                  (unsigned long long)id, p);
+        }
+    }
+    cuzk_engine_result_free(&r);
+}
+
+/* Awaits a job that must end with status; returns the result's failed partition. */
+static int await_status(cuzk_engine *e, uint64_t id, int status, const char *needle, const char *what)
+{
+    cuzk_engine_result r;
+    char err[256] = "";
+    int rc = cuzk_engine_await(e, id, &r, err, sizeof err);
+    CHECK(rc == status && r.status == status, "%s: job %llu: status %d (%s), expected %d", what,
+          (unsigned long long)id, rc, r.error, status);
+    CHECK(!r.proofs && r.n_proofs == 0, "%s: a failed job hands out proofs", what);
+    if (needle)
+        CHECK(strstr(r.error, needle) != NULL, "%s: message '%s' lacks '%s'", what, r.error, needle);
+    CHECK(!strcmp(err, r.error), "%s: err '%s' differs from the result's '%s'", what, err, r.error);
+    int part = r.failed_part;
+    cuzk_engine_result_free(&r);
+    return part;
+}
+
+/* After a scenario: nothing in flight, the budget holds the key only, then (key freed) nothing. */
+static void drained(cuzk_engine *e, cuzk_engine_key *k, const char *what)
+{
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.parts_in_flight == 0 && st.jobs_unfinished == 0,
+          "%s: %llu partitions, %llu jobs still in flight", what, (unsigned long long)st.parts_in_flight,
+          (unsigned long long)st.jobs_unfinished);
+    CHECK(st.budget_used == st.budget_keys && st.budget_keys > 0, "%s: budget %llu used, keys %llu", what,
+          (unsigned long long)st.budget_used, (unsigned long long)st.budget_keys);
+    cuzk_engine_key_free(k);
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.budget_used == 0 && st.budget_keys == 0, "%s: budget %llu after the key was freed", what,
+          (unsigned long long)st.budget_used);
+}
+
+/* ---- scenarios ------------------------------------------------------------------------------------------
+ */
+
+static void test_proofs(void)
+{
+    const char *what = "proofs";
+    cuzk_engine_config c = small_config();
+    c.gpu_threads = 2;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    synth_ctx sc[3];
+    uint64_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, k, 3, CUZK_PRIO_NORMAL, &sc[i], what);
+        CHECK(i == 0 || ids[i] > ids[i - 1], "%s: ids not increasing", what);
+    }
+    for (int i = 0; i < 3; i++)
+        await_ok(e, ids[i], 3, true, what);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.parts_done == 9 && st.parts_failed == 0 && st.parts_dropped == 0, "%s: done %llu failed %llu",
+          what, (unsigned long long)st.parts_done, (unsigned long long)st.parts_failed);
+    CHECK(st.budget_peak >= st.budget_keys + cuzk_engine_key_part_bytes(k), "%s: peak %llu", what,
+          (unsigned long long)st.budget_peak);
+    /* an awaited job is forgotten; a second await and a cancel both refuse it */
+    cuzk_engine_result r;
+    char err[256] = "";
+    CHECK(cuzk_engine_await(e, ids[0], &r, err, sizeof err) == CUZK_EINVAL && strstr(err, "no job"),
+          "%s: second await: %s", what, err);
+    CHECK(cuzk_engine_cancel(e, ids[1]) == CUZK_EINVAL, "%s: cancel of a finished job accepted", what);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+}
+
+/* Jobs submitted while a blocker holds the only synthesis slot, in this order. */
+static const struct {
+    int tag;
+    cuzk_engine_prio prio;
+    uint32_t n;
+} ORDER_JOBS[] = {
+    {1, CUZK_PRIO_LOW, 2},      {2, CUZK_PRIO_NORMAL, 2}, {3, CUZK_PRIO_HIGH, 1}, {4, CUZK_PRIO_NORMAL, 2},
+    {5, CUZK_PRIO_CRITICAL, 1}, {6, CUZK_PRIO_LOW, 1},    {7, CUZK_PRIO_HIGH, 2},
+};
+/* ... and the dispatch order the rule gives: priority, then age, then partition index. */
+static const int ORDER_WANT[][2] = {{0, 0}, {5, 0}, {3, 0}, {7, 0}, {7, 1}, {2, 0},
+                                    {2, 1}, {4, 0}, {4, 1}, {1, 0}, {1, 1}, {6, 0}};
+
+static void order_scenario(bool by_budget)
+{
+    const char *what =
+        by_budget ? "order (budget-limited, 3 synthesis workers)" : "order (1 synthesis worker)";
+    enum { NJ = sizeof ORDER_JOBS / sizeof ORDER_JOBS[0] };
+    cuzk_engine_config c = small_config();
+    c.synth_workers = by_budget ? 3 : 1;
+    c.gpu_workers = 1;
+    c.queue_depth = 1;
+    /* deliveries are checked in order too: keep the rest of the pipeline one-at-a-time */
+    cuzk_engine_key *k;
+    cuzk_engine *e = NULL;
+    if (by_budget) {
+        /* find the bytes of the key and of one partition with a roomy engine first */
+        cuzk_engine *probe = engine_up(&c, &k, what);
+        if (!probe)
+            return;
+        cuzk_engine_stats st;
+        cuzk_engine_get_stats(probe, &st);
+        c.budget = st.budget_keys + cuzk_engine_key_part_bytes(k) + cuzk_engine_key_part_bytes(k) / 2;
+        cuzk_engine_key_free(k);
+        cuzk_engine_free(probe);
+    }
+    e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    log_reset();
+    gate g;
+    gate_init(&g);
+    synth_ctx blocker, sc[NJ];
+    synth_ctx_init(&blocker, 0);
+    blocker.block_part = 0;
+    blocker.gate = &g;
+    uint64_t bid = submit(e, k, 1, CUZK_PRIO_LOW, &blocker, what);
+    CHECK(gate_wait_entered(&g, 1), "%s: blocker never reached its callback", what);
+    uint64_t ids[NJ];
+    for (int i = 0; i < NJ; i++) {
+        synth_ctx_init(&sc[i], ORDER_JOBS[i].tag);
+        ids[i] = submit(e, k, ORDER_JOBS[i].n, ORDER_JOBS[i].prio, &sc[i], what);
+    }
+    gate_open(&g);
+    await_ok(e, bid, 1, false, what);
+    for (int i = 0; i < NJ; i++)
+        await_ok(e, ids[i], ORDER_JOBS[i].n, false, what);
+    enum { NW = sizeof ORDER_WANT / sizeof ORDER_WANT[0] };
+    pthread_mutex_lock(&LOG.mu);
+    CHECK(LOG.n == NW, "%s: %d callbacks, expected %d", what, LOG.n, (int)NW);
+    for (int i = 0; i < NW && i < LOG.n; i++)
+        CHECK(LOG.tag[i] == ORDER_WANT[i][0] && LOG.part[i] == ORDER_WANT[i][1],
+              "%s: position %d: job tag %d part %d, expected tag %d part %d", what, i, LOG.tag[i],
+              LOG.part[i], ORDER_WANT[i][0], ORDER_WANT[i][1]);
+    pthread_mutex_unlock(&LOG.mu);
+    if (by_budget) {
+        cuzk_engine_stats st;
+        cuzk_engine_get_stats(e, &st);
+        CHECK(
+            st.budget_peak <= c.budget && st.budget_peak < st.budget_keys + 2 * cuzk_engine_key_part_bytes(k),
+            "%s: peak %llu: more than one partition was in flight", what, (unsigned long long)st.budget_peak);
+    }
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    gate_destroy(&g);
+}
+
+static void test_cancel(void)
+{
+    const char *what = "cancel";
+    cuzk_engine_config c = small_config();
+    c.synth_workers = 1;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c.backend = &be;
+    c.devices = 2;
+    c.gpu_workers = 1;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+
+    /* pending: never reaches synthesis */
+    gate g1;
+    gate_init(&g1);
+    synth_ctx blocker, x;
+    synth_ctx_init(&blocker, 0);
+    blocker.block_part = 0;
+    blocker.gate = &g1;
+    synth_ctx_init(&x, 1);
+    uint64_t bid = submit(e, k, 1, CUZK_PRIO_NORMAL, &blocker, what);
+    CHECK(gate_wait_entered(&g1, 1), "%s: blocker never started", what);
+    uint64_t xid = submit(e, k, 3, CUZK_PRIO_NORMAL, &x, what);
+    CHECK(cuzk_engine_cancel(e, xid) == CUZK_OK, "%s: cancel of a pending job refused", what);
+    CHECK(cuzk_engine_cancel(e, xid) == CUZK_EINVAL, "%s: second cancel accepted", what);
+    CHECK(cuzk_engine_cancel(e, 999999) == CUZK_EINVAL, "%s: cancel of an unknown job accepted", what);
+    gate_open(&g1);
+    await_status(e, xid, CUZK_ECANCELED, "cancelled", "cancel pending");
+    await_ok(e, bid, 1, true, what);
+    CHECK(atomic_load(&x.calls) == 0, "%s: a cancelled pending job was synthesized %d times", what,
+          atomic_load(&x.calls));
+
+    /* in synthesis: the running partition stops at the boundary, the others are never dispatched */
+    gate g2;
+    gate_init(&g2);
+    synth_ctx y;
+    synth_ctx_init(&y, 2);
+    y.block_part = 0;
+    y.gate = &g2;
+    uint64_t yid = submit(e, k, 3, CUZK_PRIO_NORMAL, &y, what);
+    CHECK(gate_wait_entered(&g2, 1), "%s: job never reached synthesis", what);
+    CHECK(cuzk_engine_cancel(e, yid) == CUZK_OK, "%s: cancel in synthesis refused", what);
+    gate_open(&g2);
+    CHECK(await_status(e, yid, CUZK_ECANCELED, NULL, "cancel in synthesis") == -1, "%s: failed_part set",
+          what);
+    CHECK(atomic_load(&y.calls) == 1, "%s: %d partitions synthesized after cancel", what,
+          atomic_load(&y.calls));
+
+    /* in the device phase, with another job proving on the other device meanwhile */
+    gate g3;
+    gate_init(&g3);
+    synth_ctx w, other;
+    synth_ctx_init(&w, 3);
+    synth_ctx_init(&other, 4);
+    int abandons0 = atomic_load(&tb.abandons);
+    tb.gate = &g3;
+    tb.block_part = 1;
+    tb.block_nparts = 3; /* the only job of 3 partitions from here on */
+    uint64_t wid = submit(e, k, 3, CUZK_PRIO_NORMAL, &w, what);
+    CHECK(gate_wait_entered(&g3, 1), "%s: job never reached the device", what);
+    uint64_t oid = submit(e, k, 2, CUZK_PRIO_NORMAL, &other, what);
+    await_ok(e, oid, 2, true, "cancel: the other device keeps proving");
+    CHECK(cuzk_engine_cancel(e, wid) == CUZK_OK, "%s: cancel in the device phase refused", what);
+    gate_open(&g3);
+    await_status(e, wid, CUZK_ECANCELED, NULL, "cancel in device");
+    CHECK(atomic_load(&tb.abandons) > abandons0, "%s: the backend never abandoned the cancelled partition",
+          what);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.parts_dropped >= 5, "%s: %llu partitions dropped", what, (unsigned long long)st.parts_dropped);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: %d worker states not freed", what,
+          atomic_load(&tb.workers_live));
+    gate_destroy(&g1);
+    gate_destroy(&g2);
+    gate_destroy(&g3);
+}
+
+static void test_failures(void)
+{
+    const char *what = "failures";
+    cuzk_engine_config c = small_config();
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c.backend = &be;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    synth_ctx f, u, o, good1, good2;
+    synth_ctx_init(&f, 1);
+    f.fail_part = 1;
+    synth_ctx_init(&u, 2);
+    u.unsat_part = 2;
+    synth_ctx_init(&o, 3);
+    o.one_part = 0;
+    synth_ctx_init(&good1, 4);
+    synth_ctx_init(&good2, 5);
+    uint64_t fid = submit(e, k, 3, CUZK_PRIO_NORMAL, &f, what);
+    uint64_t g1 = submit(e, k, 2, CUZK_PRIO_NORMAL, &good1, what);
+    uint64_t uid = submit(e, k, 4, CUZK_PRIO_NORMAL, &u, what);
+    uint64_t oid = submit(e, k, 2, CUZK_PRIO_NORMAL, &o, what);
+    uint64_t g2 = submit(e, k, 2, CUZK_PRIO_HIGH, &good2, what);
+    CHECK(await_status(e, fid, CUZK_EIO, "callback refuses partition 1", "callback error") == 1,
+          "%s: failed_part of the callback error", what);
+    CHECK(await_status(e, uid, CUZK_EUNSAT, "does not satisfy constraint", "unsatisfied witness") == 2,
+          "%s: failed_part of the unsatisfied witness", what);
+    CHECK(await_status(e, oid, CUZK_EINVAL, "z[0]", "z[0] != 1") == 0, "%s: failed_part of z[0]", what);
+    await_ok(e, g1, 2, true, "failures: neighbour job");
+    await_ok(e, g2, 2, true, "failures: neighbour job");
+
+    /* device error: fails the job, the backend abandons the partition's state */
+    synth_ctx d;
+    synth_ctx_init(&d, 6);
+    int ab0 = atomic_load(&tb.abandons);
+    tb.fail_nparts = 2; /* every earlier job has been awaited: this is the only one */
+    tb.fail_part = 0;
+    uint64_t did = submit(e, k, 2, CUZK_PRIO_NORMAL, &d, what);
+    CHECK(await_status(e, did, CUZK_EIO, "injected device failure", "device error") == 0, "%s: device part",
+          what);
+    CHECK(atomic_load(&tb.abandons) > ab0, "%s: device failure not abandoned", what);
+    CHECK(atomic_load(&tb.mismatches) == 0, "%s: a partition changed device between phases", what);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.parts_failed == 4, "%s: %llu partitions failed, expected 4", what,
+          (unsigned long long)st.parts_failed);
+
+    /* two-phase release, seen by the backend of a lone partition: the whole working set during the device
+     * phase, only the witness (n_z values) in post */
+    synth_ctx lone;
+    synth_ctx_init(&lone, 8);
+    tb.eng = e;
+    tb.probe_nparts = 1;
+    await_ok(e, submit(e, k, 1, CUZK_PRIO_NORMAL, &lone, what), 1, true, what);
+    tb.eng = NULL;
+    uint64_t zb = (NI + NA) * sizeof(cuzk_fr);
+    CHECK(tb.used_in_device == st.budget_keys + cuzk_engine_key_part_bytes(k) &&
+              tb.used_in_post == st.budget_keys + zb,
+          "%s: budget %llu in the device phase, %llu in post; expected %llu and %llu", what,
+          (unsigned long long)tb.used_in_device, (unsigned long long)tb.used_in_post,
+          (unsigned long long)(st.budget_keys + cuzk_engine_key_part_bytes(k)),
+          (unsigned long long)(st.budget_keys + zb));
+    drained(e, k, what);
+    cuzk_engine_free(e);
+
+    /* with the check off, the unsatisfied witness is proved and caught by verification */
+    c = small_config();
+    c.flags = CUZK_ENGINE_NO_CHECK;
+    e = engine_up(&c, &k, "failures (no check)");
+    if (!e)
+        return;
+    synth_ctx v;
+    synth_ctx_init(&v, 7);
+    v.unsat_part = 1;
+    uint64_t vid = submit(e, k, 2, CUZK_PRIO_NORMAL, &v, what);
+    CHECK(await_status(e, vid, CUZK_EVERIFY, "verification", "unverified proof") == 1, "%s: verify part",
+          what);
+    drained(e, k, "failures (no check)");
+    cuzk_engine_free(e);
+}
+
+static void test_admission(void)
+{
+    const char *what = "admission";
+    char err[256] = "";
+    cuzk_engine *e = NULL;
+    cuzk_engine_config c = small_config();
+    c.synth_workers = -1;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e, "%s: negative workers accepted",
+          what);
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c = small_config();
+    c.backend = &be;
+    c.devices = TB_DEVS + 1;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && strstr(err, "devices"),
+          "%s: more devices than the backend has: %s", what, err);
+
+    /* measure, then build an engine whose budget holds the key and half a partition */
+    cuzk_engine_key *k;
+    c = small_config();
+    e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    uint64_t key_bytes = st.budget_keys, part = cuzk_engine_key_part_bytes(k);
+    CHECK(part > 3 * NC * sizeof(cuzk_fr), "%s: partition bytes %llu", what, (unsigned long long)part);
+
+    synth_ctx sc;
+    synth_ctx_init(&sc, 1);
+    uint64_t id = 0;
+    cuzk_engine_job j = {.key = k, .n_parts = 0, .synth = synth_cb, .user = &sc};
+    CHECK(cuzk_engine_submit(e, &j, &id, err, sizeof err) == CUZK_EINVAL && id == 0, "%s: 0 partitions",
+          what);
+    j.n_parts = 1;
+    j.prio = (cuzk_engine_prio)7;
+    CHECK(cuzk_engine_submit(e, &j, &id, err, sizeof err) == CUZK_EINVAL, "%s: priority 7 accepted", what);
+    j.prio = CUZK_PRIO_NORMAL;
+    j.synth = NULL;
+    CHECK(cuzk_engine_submit(e, &j, &id, err, sizeof err) == CUZK_EINVAL, "%s: no callback accepted", what);
+    cuzk_engine_result r;
+    CHECK(cuzk_engine_await(e, 12345, &r, err, sizeof err) == CUZK_EINVAL, "%s: await of an unknown job",
+          what);
+    cuzk_engine_key_free(k);
+    cuzk_engine_free(e);
+
+    c.budget = key_bytes + part / 2;
+    e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    j.key = k;
+    j.synth = synth_cb;
+    CHECK(cuzk_engine_submit(e, &j, &id, err, sizeof err) == CUZK_ERANGE && strstr(err, "budget"),
+          "%s: a partition larger than the budget accepted: %s", what, err);
+    cuzk_engine_key_free(k);
+    cuzk_engine_free(e);
+
+    c.budget = key_bytes / 2;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_OK, "%s: engine: %s", what, err);
+    CHECK(cuzk_engine_key_new(e, &PK, &CS, &k, err, sizeof err) == CUZK_ERANGE && !k,
+          "%s: a key larger than the budget accepted: %s", what, err);
+    cuzk_engine_free(e);
+
+    /* a second key may not squeeze out a submitted job's partition */
+    c.budget = 2 * key_bytes + part / 2;
+    e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    gate g;
+    gate_init(&g);
+    synth_ctx b;
+    synth_ctx_init(&b, 2);
+    b.block_part = 0;
+    b.gate = &g;
+    uint64_t bid = submit(e, k, 1, CUZK_PRIO_NORMAL, &b, what);
+    CHECK(gate_wait_entered(&g, 1), "%s: blocker never started", what);
+    cuzk_engine_key *k2 = NULL;
+    CHECK(cuzk_engine_key_new(e, &PK, &CS, &k2, err, sizeof err) == CUZK_ERANGE && !k2,
+          "%s: a key that leaves no room for a submitted partition accepted: %s", what, err);
+    gate_open(&g);
+    await_ok(e, bid, 1, true, what);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    gate_destroy(&g);
+}
+
+static void test_devices(void)
+{
+    const char *what = "devices";
+    cuzk_engine_config c = small_config();
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    tb.sleep_us = 3000;
+    c.backend = &be;
+    c.devices = 2;
+    c.gpu_workers = 2;
+    c.synth_workers = 3;
+    c.queue_depth = 4;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    synth_ctx sc[4];
+    uint64_t ids[4];
+    for (int i = 0; i < 4; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, k, 4, CUZK_PRIO_NORMAL, &sc[i], what);
+    }
+    for (int i = 0; i < 4; i++)
+        await_ok(e, ids[i], 4, true, what);
+    for (int d = 0; d < 2; d++) {
+        CHECK(atomic_load(&tb.max_in_device[d]) == 1, "%s: device %d ran %d device phases at once", what, d,
+              atomic_load(&tb.max_in_device[d]));
+        CHECK(atomic_load(&tb.device_calls[d]) > 0, "%s: device %d never used", what, d);
+    }
+    CHECK(atomic_load(&tb.device_calls[2]) == 0 && atomic_load(&tb.device_calls[3]) == 0,
+          "%s: an unconfigured device was used", what);
+    CHECK(atomic_load(&tb.mismatches) == 0, "%s: %d partitions changed device or worker between phases", what,
+          atomic_load(&tb.mismatches));
+    CHECK(atomic_load(&tb.pres) == 16 && atomic_load(&tb.posts) == 16, "%s: %d pre, %d post", what,
+          atomic_load(&tb.pres), atomic_load(&tb.posts));
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
+}
+
+/* ---- TIMELINE -------------------------------------------------------------------------------------------
+ */
+
+static const char *const EV[] = {"JOB_SUBMIT", "JOB_START", "SYNTH_START",    "SYNTH_END",
+                                 "GPU_QUEUE",  "LOCK_WAIT", "LOCK_ACQ",       "KERNEL_START",
+                                 "KERNEL_END", "LOCK_REL",  "FINALIZE_START", "FINALIZE_END",
+                                 "DELIVER",    "JOB_FAIL",  "JOB_CANCEL"};
+enum { NEV = sizeof EV / sizeof EV[0] };
+
+typedef struct {
+    long long t;
+    int ev;
+    unsigned long long job;
+    int part, dev;
+    char lane[32], stage[32];
+} tl_line;
+
+/* Parses one line in the exact format; false if anything differs. */
+static bool tl_parse(const char *s, tl_line *out)
+{
+    char ev[32];
+    int n = 0;
+    if (sscanf(
+            s,
+            "{\"t_us\":%lld,\"ev\":\"%31[A-Z_]\",\"job\":%llu,\"part\":%d,\"lane\":\"%31[^\"]\",\"dev\":%d,"
+            "\"stage\":\"%n",
+            &out->t, ev, &out->job, &out->part, out->lane, &out->dev, &n) != 6 ||
+        !n)
+        return false;
+    const char *st = s + n, *q = strchr(st, '"');
+    if (!q || (size_t)(q - st) >= sizeof out->stage || strcmp(q, "\"}\n") != 0)
+        return false;
+    memcpy(out->stage, st, (size_t)(q - st));
+    out->stage[q - st] = 0;
+    for (out->ev = 0; out->ev < NEV && strcmp(EV[out->ev], ev); out->ev++)
+        ;
+    /* the numbers must be written the canonical way: re-print and compare */
+    char again[256];
+    snprintf(again, sizeof again,
+             "{\"t_us\":%lld,\"ev\":\"%s\",\"job\":%llu,\"part\":%d,\"lane\":\"%s\",\"dev\":%d,\"stage\":\"%"
+             "s\"}\n",
+             out->t, ev, out->job, out->part, out->lane, out->dev, out->stage);
+    return out->ev < NEV && !strcmp(again, s);
+}
+
+enum { MAX_LANES = 32 };
+
+typedef struct {
+    char name[32];
+    int open[NEV]; /* START-kind events open on this lane */
+    unsigned long long job;
+    int part;
+} lane_state;
+
+static int sink_count;
+static void count_sink(void *ctx, const cuzk_timeline_event *ev)
+{
+    (void)ctx;
+    (void)ev;
+    sink_count++; /* called under the writer's mutex */
+}
+
+static void test_timeline(void)
+{
+    const char *what = "timeline";
+    char path[] = "/tmp/cuzk_test_engine_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "%s: mkstemp", what);
+    if (fd < 0)
+        return;
+    close(fd);
+    unlink(path); /* the writer creates it atomically */
+    cuzk_timeline *tl = NULL;
+    char err[256] = "";
+    sink_count = 0;
+    CHECK(cuzk_timeline_new(&tl, path, count_sink, NULL, err, sizeof err) == CUZK_OK, "%s: new: %s", what,
+          err);
+    if (!tl)
+        return;
+    cuzk_engine_config c = small_config();
+    c.timeline = tl;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c.backend = &be;
+    c.devices = 2;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e) {
+        cuzk_timeline_close(tl, NULL, 0);
+        return;
+    }
+    gate g;
+    gate_init(&g);
+    synth_ctx ok1, ok2, bad, canc;
+    synth_ctx_init(&ok1, 1);
+    synth_ctx_init(&ok2, 2);
+    synth_ctx_init(&bad, 3);
+    bad.unsat_part = 1;
+    synth_ctx_init(&canc, 4);
+    canc.block_part = 0;
+    canc.gate = &g;
+    uint64_t a = submit(e, k, 3, CUZK_PRIO_NORMAL, &ok1, what);
+    uint64_t b = submit(e, k, 2, CUZK_PRIO_HIGH, &bad, what);
+    uint64_t cc = submit(e, k, 2, CUZK_PRIO_NORMAL, &canc, what);
+    uint64_t d = submit(e, k, 2, CUZK_PRIO_LOW, &ok2, what);
+    CHECK(gate_wait_entered(&g, 1), "%s: blocker never started", what);
+    cuzk_engine_cancel(e, cc);
+    gate_open(&g);
+    await_ok(e, a, 3, false, what);
+    await_status(e, b, CUZK_EUNSAT, NULL, what);
+    await_status(e, cc, CUZK_ECANCELED, NULL, what);
+    await_ok(e, d, 2, false, what);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    gate_destroy(&g);
+    CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: close: %s", what, err);
+
+    size_t len;
+    char *text = test_read_file(path, &len);
+    CHECK(text != NULL, "%s: %s not written", what, path);
+    char tmp[sizeof path + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    CHECK(access(tmp, F_OK) != 0, "%s: temporary file left behind", what);
+    if (!text)
+        return;
+    lane_state lanes[MAX_LANES];
+    int n_lanes = 0, n_lines = 0, bad_lines = 0, unbalanced = 0;
+    int outcome[8] = {0}, submitted[8] = {0}, kernels = 0;
+    long long last_t = -1;
+    static const int PAIRS[][2] = {{2, 3}, {6, 9}, {7, 8}, {10, 11}}; /* SYNTH, LOCK, KERNEL, FINALIZE */
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        char save = nl[1];
+        nl[1] = 0;
+        tl_line l;
+        n_lines++;
+        if (!tl_parse(line, &l)) {
+            bad_lines++;
+            fprintf(stderr, "bad timeline line %d: %s", n_lines, line);
+        } else {
+            if (l.t < last_t)
+                bad_lines++;
+            last_t = l.t;
+            bool job_level = l.ev == 0 || l.ev == 1 || l.ev >= 12;
+            if (job_level) {
+                if (strcmp(l.lane, "-") || l.dev != -1 || (l.part != -1 && l.ev != 13) || l.job >= 8)
+                    bad_lines++;
+                else if (l.ev == 0)
+                    submitted[l.job]++;
+                else if (l.ev >= 12)
+                    outcome[l.job]++;
+                if (l.ev == 12 && (l.job == b || l.job == cc))
+                    bad_lines++;
+            } else {
+                int li = 0;
+                while (li < n_lanes && strcmp(lanes[li].name, l.lane))
+                    li++;
+                if (li == n_lanes && n_lanes < MAX_LANES) {
+                    memset(&lanes[n_lanes], 0, sizeof lanes[0]);
+                    snprintf(lanes[n_lanes].name, sizeof lanes[0].name, "%s", l.lane);
+                    n_lanes++;
+                }
+                if (li == MAX_LANES)
+                    continue;
+                bool gpu = !strncmp(l.lane, "gpu", 3), synth = !strncmp(l.lane, "synth.", 6),
+                     post = !strncmp(l.lane, "post.", 5);
+                bool where_ok =
+                    ((l.ev == 2 || l.ev == 3 || l.ev == 4) && synth && l.dev == -1) ||
+                    (l.ev >= 5 && l.ev <= 9 && gpu && l.dev >= 0 && l.dev < 2 && l.lane[3] == '0' + l.dev) ||
+                    ((l.ev == 10 || l.ev == 11) && post && l.dev == -1);
+                if (!where_ok || l.part < 0)
+                    bad_lines++;
+                if (l.ev == 7) {
+                    kernels++;
+                    if (strcmp(l.stage, "prove"))
+                        bad_lines++;
+                }
+                lane_state *ls = &lanes[li];
+                for (int p = 0; p < 4; p++) {
+                    if (l.ev == PAIRS[p][0]) {
+                        if (ls->open[p]++)
+                            unbalanced++;
+                        if (p == 0 || p == 1) {
+                            ls->job = l.job;
+                            ls->part = l.part;
+                        }
+                    } else if (l.ev == PAIRS[p][1]) {
+                        if (--ls->open[p] != 0)
+                            unbalanced++;
+                        if ((p == 0 || p == 1) && (ls->job != l.job || ls->part != l.part))
+                            unbalanced++;
+                    }
+                }
+                /* kernels only while the lock is held */
+                if ((l.ev == 7 || l.ev == 8) && !ls->open[1])
+                    unbalanced++;
+            }
+        }
+        nl[1] = save;
+        line = nl + 1;
+    }
+    for (int i = 0; i < n_lanes; i++)
+        for (int p = 0; p < 4; p++)
+            if (lanes[i].open[p])
+                unbalanced++;
+    CHECK(n_lines > 30 && n_lines == sink_count, "%s: %d lines, the sink saw %d", what, n_lines, sink_count);
+    CHECK(bad_lines == 0, "%s: %d malformed or misplaced lines", what, bad_lines);
+    CHECK(unbalanced == 0, "%s: %d unbalanced START/END pairs", what, unbalanced);
+    CHECK(kernels >= 3 + 2, "%s: %d kernel stages, expected at least the 5 delivered partitions", what,
+          kernels);
+    for (uint64_t id = 1; id < 8; id++) {
+        bool ours = id == a || id == b || id == cc || id == d;
+        CHECK(submitted[id] == (ours ? 1 : 0) && outcome[id] == (ours ? 1 : 0),
+              "%s: job %llu: %d submits, %d outcomes", what, (unsigned long long)id, submitted[id],
+              outcome[id]);
+    }
+    free(text);
+    unlink(path);
+
+    /* an unwritable destination fails at once and leaves nothing */
+    CHECK(cuzk_timeline_new(&tl, "/nonexistent-dir/x.jsonl", NULL, NULL, err, sizeof err) == CUZK_EIO && !tl,
+          "%s: unwritable path accepted", what);
+}
+
+/* ---- soak -----------------------------------------------------------------------------------------------
+ */
+
+#if defined(__SANITIZE_ADDRESS__)
+/* from the sanitizer runtime (sanitizer/allocator_interface.h, not always installed) */
+size_t __sanitizer_get_current_allocated_bytes(void);
+/* Under ASan freed memory waits in a quarantine of up to 256 MiB, so RSS grows by design; the allocator's
+ * count of live heap bytes is what must stay flat there. */
+static long rss_kib(void)
+{
+    return (long)(__sanitizer_get_current_allocated_bytes() / 1024);
+}
+#define RSS_WHAT "live heap (ASan)"
+#else
+#define RSS_WHAT "RSS"
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, res = 0;
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld %ld", &size, &res) != 2)
+        res = -1;
+    fclose(f);
+    return res < 0 ? -1 : res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+#endif
+
+static void test_soak(void)
+{
+    const char *what = "soak";
+    enum { N = 200, WINDOW = 8, WARM = 50 };
+    cuzk_engine_config c = small_config();
+    c.rs_seed = 0; /* random r, s as in production */
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    synth_ctx sc;
+    synth_ctx_init(&sc, 1);
+    uint64_t ids[N];
+    long rss_warm = 0;
+    int done = 0, ok = 0;
+    for (int i = 0; i < N; i++) {
+        ids[i] = submit(e, k, 1, (cuzk_engine_prio)(i % 4), &sc, what);
+        /* keep WINDOW jobs in flight; drain at the end */
+        while (done <= i && (i + 1 - done >= WINDOW || i == N - 1)) {
+            cuzk_engine_result r;
+            char err[256] = "";
+            if (cuzk_engine_await(e, ids[done], &r, err, sizeof err) == CUZK_OK && r.n_proofs == 1 &&
+                cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &r.proofs[0], NULL, 0) == CUZK_OK)
+                ok++;
+            else
+                fprintf(stderr, "soak: job %llu: %s\n", (unsigned long long)ids[done], err);
+            cuzk_engine_result_free(&r);
+            if (++done == WARM)
+                rss_warm = rss_kib();
+        }
+    }
+    long rss_end = rss_kib();
+    CHECK(ok == N, "%s: %d of %d proofs delivered and verified", what, ok, N);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    cuzk_engine_config eff;
+    cuzk_engine_get_config(e, &eff);
+    /* at most WINDOW partitions are ever in flight, two buffers each: allocations stop there */
+    CHECK(st.buf_allocs <= 2 * WINDOW, "%s: %llu buffers allocated over %d proofs (pool keeps %d)", what,
+          (unsigned long long)st.buf_allocs, N, eff.pool_idle);
+    CHECK(st.buf_reuses >= 2 * N - st.buf_allocs, "%s: %llu reuses", what, (unsigned long long)st.buf_reuses);
+    long growth = rss_end - rss_warm;
+    printf("soak: %d proofs, %s %ld KiB after %d, %ld KiB at the end (%+ld KiB); buffers: %llu allocated, "
+           "%llu reused\n",
+           N, RSS_WHAT, rss_warm, WARM, rss_end, growth, (unsigned long long)st.buf_allocs,
+           (unsigned long long)st.buf_reuses);
+    CHECK(rss_warm > 0 && growth < 4096, "%s: %s grew by %ld KiB over %d proofs", what, RSS_WHAT, growth,
+          N - WARM);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+}
+
+int main(void)
+{
+    test_rng_init("test_engine");
+    if (!circuit_init()) {
+        CHECK(0, "cannot build the test circuit");
+        return test_finish("test_engine");
+    }
+    test_proofs();
+    order_scenario(false);
+    order_scenario(true);
+    test_cancel();
+    test_failures();
+    test_admission();
+    test_devices();
+    test_timeline();
+    test_soak();
+    cuzk_groth16_params_free(&PK);
+    cuzk_cs_free(&CS);
+    free(Z);
+    return test_finish("test_engine");
+}
