@@ -245,41 +245,64 @@ done:
     return rc;
 }
 
-/* out = sum scalars[i] P_i over the G1 section pts, decoded here; plan NULL = plain MSM. */
-static int msm_section_g1(cuzk_g1 *out, const cuzk_snarkjs_points *pts, const cuzk_fr *scalars,
-                          const prove_split_plan *plan, cuzk_pool *pool, char *err, size_t errlen)
+/* Bases that are the identity (variables absent from a query: in a circom chain, almost every B point)
+ * add nothing. When they are at least an eighth of a section, the section's MSM runs over the others
+ * only: the bases are compacted in place and their scalars copied into *ks (caller frees), and *n
+ * becomes the number kept. Returns false (nothing changed) otherwise, or when out of memory. */
+static bool drop_identity(void *bases, bool g2, const cuzk_fr *scalars, size_t *n, cuzk_fr **ks)
+{
+    size_t size = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine), n_id = 0;
+    unsigned char *b = bases;
+    for (size_t i = 0; i < *n; i++)
+        n_id += g2 ? cuzk_g2_affine_is_identity((const cuzk_g2_affine *)(b + i * size))
+                   : cuzk_g1_affine_is_identity((const cuzk_g1_affine *)(b + i * size));
+    if (n_id < *n / 8 || !(*ks = malloc((*n - n_id + 1) * sizeof(cuzk_fr))))
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        bool id = g2 ? cuzk_g2_affine_is_identity((const cuzk_g2_affine *)(b + i * size))
+                     : cuzk_g1_affine_is_identity((const cuzk_g1_affine *)(b + i * size));
+        if (id)
+            continue;
+        if (k != i)
+            memcpy(b + k * size, b + i * size, size);
+        (*ks)[k++] = scalars[i];
+    }
+    *n = k;
+    return true;
+}
+
+/* out = sum scalars[i] P_i over the section pts (G1, or G2 when g2), decoded here. plan (built from the
+ * same scalars) selects the split MSM; NULL = one plain MSM. */
+static int msm_section(void *out, const cuzk_snarkjs_points *pts, bool g2, const cuzk_fr *scalars,
+                       const prove_split_plan *plan, cuzk_pool *pool, char *err, size_t errlen)
 {
     if (plan && plan->n != pts->count)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: section %u has %zu points for %zu scalars",
                          pts->section, pts->count, plan->n);
     void *bases;
-    int rc = decode_points(&bases, pts, false, pool, err, errlen);
+    int rc = decode_points(&bases, pts, g2, pool, err, errlen);
     if (rc)
         return rc;
-    if (plan)
-        rc = prove_split_msm_g1(out, plan, bases, scalars, pool);
-    else if (pts->count)
-        rc = cuzk_g1_msm(out, bases, scalars, pts->count, pool);
+    size_t n = pts->count;
+    cuzk_fr *ks = NULL;
+    prove_split_plan compact = {0};
+    if (drop_identity(bases, g2, scalars, &n, &ks)) {
+        scalars = ks;
+        if (plan) {
+            rc = prove_split_plan_build(&compact, ks, n, plan->split, pool);
+            plan = &compact;
+        }
+    }
+    if (rc)
+        ;
+    else if (plan)
+        rc = g2 ? prove_split_msm_g2(out, plan, bases, scalars, pool)
+                : prove_split_msm_g1(out, plan, bases, scalars, pool);
     else
-        cuzk_g1_set_identity(out);
-    free(bases);
-    if (rc)
-        return cuzk_fail(err, errlen, rc, "prove: MSM over section %u failed: %s", pts->section,
-                         cuzk_strerror(rc));
-    return CUZK_OK;
-}
-
-static int msm_section_g2(cuzk_g2 *out, const cuzk_snarkjs_points *pts, const cuzk_fr *scalars,
-                          const prove_split_plan *plan, cuzk_pool *pool, char *err, size_t errlen)
-{
-    if (plan->n != pts->count)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: section %u has %zu points for %zu scalars",
-                         pts->section, pts->count, plan->n);
-    void *bases;
-    int rc = decode_points(&bases, pts, true, pool, err, errlen);
-    if (rc)
-        return rc;
-    rc = prove_split_msm_g2(out, plan, bases, scalars, pool);
+        rc = g2 ? cuzk_g2_msm(out, bases, scalars, n, pool) : cuzk_g1_msm(out, bases, scalars, n, pool);
+    prove_split_plan_free(&compact);
+    free(ks);
     free(bases);
     if (rc)
         return cuzk_fail(err, errlen, rc, "prove: MSM over section %u failed: %s", pts->section,
@@ -310,7 +333,7 @@ int cuzk_groth16_prove_zkey_ex(cuzk_groth16_proof *out, cuzk_fr *public_out, con
     cuzk_g2 pb, t2;
     if ((rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
         (rc = compute_h(&h, zk, w, pool, err, errlen)) ||
-        (rc = msm_section_g1(&hh, &zk->h, h, NULL, pool, err, errlen)))
+        (rc = msm_section(&hh, &zk->h, false, h, NULL, pool, err, errlen)))
         goto done;
     free(h);
     h = NULL;
@@ -319,10 +342,10 @@ int cuzk_groth16_prove_zkey_ex(cuzk_groth16_proof *out, cuzk_fr *public_out, con
         rc = cuzk_fail(err, errlen, rc, "prove: out of memory planning the MSMs");
         goto done;
     }
-    if ((rc = msm_section_g1(&pa, &zk->a, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section_g1(&pb1, &zk->b1, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section_g2(&pb, &zk->b2, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section_g1(&pc, &zk->c, w_priv, &plan_c, pool, err, errlen)))
+    if ((rc = msm_section(&pa, &zk->a, false, w, &plan_w, pool, err, errlen)) ||
+        (rc = msm_section(&pb1, &zk->b1, false, w, &plan_w, pool, err, errlen)) ||
+        (rc = msm_section(&pb, &zk->b2, true, w, &plan_w, pool, err, errlen)) ||
+        (rc = msm_section(&pc, &zk->c, false, w_priv, &plan_c, pool, err, errlen)))
         goto done;
 
     /* pi_a = A + alpha1 + r delta1 */
