@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of cuzk. Usage: scripts/build.sh [release|asan] (default release).
-# The build lands in build/ (release) or build-asan/ (ASan + UBSan).
+# The build lands in build/ (release) or build-asan/ (ASan + UBSan). The CUDA backend is built when
+# nvcc is found, unless CUZK_CUDA=OFF is set in the environment (CPU-only build, as on CI machines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -10,5 +11,5 @@ case "$flavour" in
   asan) dir=build-asan; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_SANITIZE=ON) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release|asan)" >&2; exit 2 ;;
 esac
-cmake -S . -B "$dir" "${args[@]}" >/dev/null
+cmake -S . -B "$dir" "${args[@]}" -DCUZK_CUDA="${CUZK_CUDA:-ON}" >/dev/null
 cmake --build "$dir" -j "$jobs"

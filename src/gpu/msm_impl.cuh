@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "cuzk/gpu_msm.h"
+#define GPU_MODULE "gpu msm"
+#include "gpu/cuda_check.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/fr.cuh"
 
@@ -28,19 +30,6 @@
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
 
 /* ---- host-side helpers ---------------------------------------------------- */
-
-static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
-{
-    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
-                     "gpu msm: %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
-#define CU(call, what)                                                                                       \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess)                                                                               \
-            return cuda_fail(err, errlen, what, e_);                                                         \
-    } while (0)
 
 static inline unsigned ceil_div_u(size_t a, size_t b)
 {

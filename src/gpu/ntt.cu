@@ -45,6 +45,8 @@
 #include <string.h>
 
 #include "cuzk/gpu_ntt.h"
+#define GPU_MODULE "gpu ntt"
+#include "gpu/cuda_check.cuh"
 #include "gpu/fr.cuh"
 
 #define NTT_FN static __host__ __device__ __forceinline__
@@ -504,12 +506,6 @@ static void ntt_bind(ntt_job *job, fr_t *x, fr_t *scratch)
 }
 
 /* ---- host side: entry point ---------------------------------------------- */
-
-static int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
-{
-    return cuzk_fail(err, errlen, CUZK_EIO, "gpu ntt: %s failed: %s (%s)", what, cudaGetErrorName(e),
-                     cudaGetErrorString(e));
-}
 
 static int launch_job(ntt_job *job, fr_t *x, cudaStream_t st, char *err, size_t errlen)
 {

@@ -19,6 +19,8 @@
 #include "cuzk/gpu_msm.h"
 #include "cuzk/gpu_ntt.h"
 #include "cuzk/gpu_prove.h"
+#define GPU_MODULE "gpu prove"
+#include "gpu/cuda_check.cuh"
 #include "gpu/fr.cuh"
 extern "C" {
 #include "groth16/prove_common.h"
@@ -43,20 +45,6 @@ struct cuzk_gpu_prover {
     cudaEvent_t ev[EV_COUNT];
     cuzk_gpu_prove_times times;
 };
-
-static int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
-{
-    cudaGetLastError();
-    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
-                     "gpu prove: %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-}
-
-#define CU(call, what)                                                                                       \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess)                                                                               \
-            return cuda_fail(err, errlen, what, e_);                                                         \
-    } while (0)
 
 static size_t max2(size_t a, size_t b)
 {

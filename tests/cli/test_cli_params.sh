@@ -57,6 +57,28 @@ check_fixture() {
     run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/flipped.bin"
     expect 2 "$f: verify-params calls corrupted proof bytes malformed (exit 2)"
 
+    # --device: cpu gives the same verified proof; gpu fails cleanly where there is no GPU or no CUDA
+    # backend (and proves where there is); a bad value is a usage error
+    run "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/cpu.bin" --device cpu
+    expect 0 "$f: prove-params --device cpu"
+    run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/cpu.bin"
+    expect 0 "$f: ... its proof verifies"
+    run "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/auto.bin" --device=auto
+    expect 0 "$f: prove-params --device=auto"
+    run "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/gpu.bin" --device gpu
+    if [ "$RC" -eq 0 ]; then
+        run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/gpu.bin"
+        expect 0 "$f: --device gpu proved on a GPU, and the proof verifies"
+    else
+        expect 1 "$f: --device gpu without a usable GPU: exit 1"
+        expect_err '^cuzk: --device gpu: (no CUDA device is present|this build has no CUDA backend)' \
+            "$f: ... and says why"
+        [ ! -e "$o/gpu.bin" ] && pass "$f: ... and writes nothing" || fail "$f: --device gpu left a file"
+    fi
+    run "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/tpu.bin" --device tpu
+    expect 2 "$f: --device tpu is a usage error"
+    rm -f "$o/cpu.bin" "$o/auto.bin" "$o/gpu.bin"
+
     run "$CUZK" inspect "$o/key.params"
     expect 0 "$f: inspect .params"
     expect_out 'bellperson Groth16 proving key \(\.params\)' "$f: inspect names a .params"

@@ -32,25 +32,10 @@
 extern "C" {
 #include "testutil.h"
 }
+#include "gputest.h"
 
 static cudaStream_t g_stream;
 static cuzk_pool *g_pool;
-
-#define CUDA_OK(call)                                                                                        \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* ---- the two groups behind one interface ------------------------------------- */
 
@@ -368,12 +353,6 @@ static int cmd_check(void)
 }
 
 /* ---- bench -------------------------------------------------------------------------- */
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
 
 template <int G> static void bench_group(unsigned lg, const int *shapes, int nshapes)
 {

@@ -33,27 +33,12 @@
 extern "C" {
 #include "testutil.h"
 }
+#include "gputest.h"
 
 #define GUARD 1024 /* elements of guard zone on each side of the device vector */
 
 static cudaStream_t g_stream;
 static cuzk_pool *g_pool;
-
-#define CUDA_OK(call)                                                                                        \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static const char *order_name(int o)
 {
@@ -662,12 +647,6 @@ static void check_mul_variants(void)
             bad += memcmp(&got[k], &want, sizeof want) != 0;
     }
     CHECK(bad == 0, "benchmark multiplication variants wrong on %ld products", bad);
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
 }
 
 typedef void (*mulrate_fn)(fr_t *, unsigned, rwords);

@@ -29,15 +29,9 @@
 extern "C" {
 #include "testutil.h"
 }
+#include "gputest.h"
 
 static cuzk_pool *g_pool;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 typedef struct {
     cuzk_cs cs;
@@ -167,12 +161,6 @@ static int cmd_check(void)
     circuit_free(&a);
     circuit_free(&b);
     return test_finish("test_gpu_prove check");
-}
-
-static int cmp_float(const void *x, const void *y)
-{
-    float a = *(const float *)x, b = *(const float *)y;
-    return a < b ? -1 : a > b;
 }
 
 static int cmd_bench(unsigned lg)

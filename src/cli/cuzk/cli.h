@@ -41,6 +41,7 @@ enum {
     CLI_F_VERBOSE = 1u << 3,       /* --verbose, -v */
     CLI_F_PROGRESS = 1u << 4,      /* --progress */
     CLI_F_DEEP = 1u << 5,          /* --deep */
+    CLI_F_DEVICE = 1u << 6,        /* --device cpu|gpu|auto */
 };
 
 #define CLI_MAX_POS 4
@@ -57,6 +58,7 @@ typedef struct {
     bool no_verify, verbose, deep;
     bool progress;             /* --progress, or stderr is a terminal */
     const char *check_witness; /* r1cs path, or NULL */
+    enum { CLI_DEV_AUTO = 0, CLI_DEV_CPU, CLI_DEV_GPU } device;
 } cli_args;
 
 struct cli_command {

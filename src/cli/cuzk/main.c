@@ -38,6 +38,8 @@ static const struct {
     {CLI_F_NO_VERIFY, "  --no-verify          skip verifying the proof before writing it"},
     {CLI_F_CHECK_WITNESS, "  --check-witness R1CS check the witness against the circuit's constraints first"},
     {CLI_F_DEEP, "  --deep               decode every point: on the curve and in the subgroup"},
+    {CLI_F_DEVICE, "  --device D           cpu, gpu or auto (default: auto = the GPU when this build has\n"
+                   "                       the CUDA backend and a device is present, else the CPU)"},
     {CLI_F_PROGRESS, "  --progress           progress notes on stderr (default when stderr is a terminal)"},
     {CLI_F_VERBOSE, "  --verbose, -v        print a timing summary on stderr"},
 };
@@ -126,6 +128,7 @@ static unsigned flag_of(const char *arg, size_t len, int *takes_value)
         {"-v", CLI_F_VERBOSE, 0},
         {"--progress", CLI_F_PROGRESS, 0},
         {"--deep", CLI_F_DEEP, 0},
+        {"--device", CLI_F_DEVICE, 1},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == len && !strncmp(arg, names[i].name, len)) {
@@ -148,6 +151,16 @@ static int set_flag(cli_args *a, unsigned flag, const char *value)
     case CLI_F_VERBOSE: a->verbose = true; break;
     case CLI_F_PROGRESS: a->progress = true; break;
     case CLI_F_DEEP: a->deep = true; break;
+    case CLI_F_DEVICE:
+        if (!strcmp(value, "cpu"))
+            a->device = CLI_DEV_CPU;
+        else if (!strcmp(value, "gpu"))
+            a->device = CLI_DEV_GPU;
+        else if (!strcmp(value, "auto"))
+            a->device = CLI_DEV_AUTO;
+        else
+            return usage_error(a->cmd, "--device expects cpu, gpu or auto, not '%s'", value);
+        break;
     }
     return CLI_OK;
 }

@@ -1,0 +1,37 @@
+/*
+ * cuda_check.cuh — turning a failed CUDA runtime call into a cuzk status and
+ * message, the same way in every host driver of the CUDA backend.
+ *
+ * GPU_MODULE must be defined (a string such as "gpu msm") before including
+ * this header; messages read "<module>: <what> failed: <error name> (<text>)".
+ * CU(call, what) returns from the enclosing function, which must have
+ * `char *err, size_t errlen` in scope, when call does not succeed.
+ * Out-of-memory becomes CUZK_ENOMEM, anything else CUZK_EIO. The runtime's
+ * last-error state is cleared so that a later, unrelated check does not see it.
+ */
+#ifndef CUZK_GPU_CUDA_CHECK_CUH
+#define CUZK_GPU_CUDA_CHECK_CUH
+
+#include <cuda_runtime.h>
+
+#include "cuzk/common.h"
+
+#ifndef GPU_MODULE
+#error "define GPU_MODULE before including gpu/cuda_check.cuh"
+#endif
+
+static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
+{
+    cudaGetLastError();
+    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
+                     GPU_MODULE ": %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+#define CU(call, what)                                                                                       \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess)                                                                               \
+            return cuda_fail(err, errlen, what, e_);                                                         \
+    } while (0)
+
+#endif
