@@ -3,11 +3,12 @@
 # machine with an NVIDIA GPU (one call of the device machine), from the repo root.
 #
 #   scripts/gpu-check.sh [STEP...]
-#     steps (default: all): ec ntt msm prove bench-ntt bench-msm bench-prove
+#     steps (default: all): ec ntt msm prove engine bench-ntt bench-msm bench-prove
 #       ec           device Fp/Fp2/G1/G2 arithmetic against the CPU library, plus its rates
 #       ntt          every NTT mode at 2^1..2^20, and 2^24, 2^27, against the CPU
 #       msm          G1/G2 MSM against the CPU MSM and a closed form, many shapes and windows
 #       prove        GPU proofs byte-identical to CPU proofs, verified
+#       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20)
@@ -20,7 +21,7 @@
 set -uo pipefail
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(ec ntt msm prove bench-ntt bench-msm bench-prove)
+[ ${#steps[@]} -eq 0 ] && steps=(ec ntt msm prove engine bench-ntt bench-msm bench-prove)
 bdir=${CUZK_GPU_BUILD:-build-gpu}
 out=${OUT:-$PWD/$bdir/out}
 mkdir -p "$out"
@@ -50,8 +51,13 @@ nvcc --version | tail -2 | tee -a "$out/gpu.txt"
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')" |
     tee -a "$out/gpu.txt"
 
-targets=(test_gpu_ntt test_gpu_ec test_gpu_msm test_gpu_prove)
-if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ] && [ -x "$bdir/test_gpu_msm" ]; then
+# Only the programs the steps need; each test program is built by its own process in parallel (one
+# `cmake --build --target a b c` builds them one after the other, and one of them alone takes minutes).
+targets=()
+for t in ntt ec msm prove engine; do
+    if has "$t" || has "bench-$t"; then targets+=("test_gpu_$t"); fi
+done
+if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
     step "configure + build"
@@ -61,11 +67,21 @@ else
     if ! echo '#include <gmp.h>' | cc -E -x c - >/dev/null 2>&1; then
         gmp_args=(-DGMP_INCLUDE_DIR=/nonexistent-gmp -DGMP_LIBRARY=gmp)
     fi
+    build_ok=1
     {
         cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release "${gmp_args[@]}" &&
-            cmake --build "$bdir" -j"$(nproc)" --target "${targets[@]}"
-    } >"$out/build.log" 2>&1
-    if [ $? -ne 0 ]; then
+            cmake --build "$bdir" -j"$(nproc)" --target cuzk_gpu cuzk_testutil
+    } >"$out/build.log" 2>&1 || build_ok=0
+    if [ $build_ok = 1 ]; then
+        pids=()
+        for t in "${targets[@]}"; do
+            cmake --build "$bdir" -j"$(nproc)" --target "$t" >"$out/build-$t.log" 2>&1 &
+            pids+=($!)
+        done
+        for p in "${pids[@]}"; do wait "$p" || build_ok=0; done
+        cat "$out"/build-*.log >>"$out/build.log"
+    fi
+    if [ $build_ok = 0 ]; then
         grep -E 'error' "$out/build.log" | head -30
         tail -20 "$out/build.log"
         echo "BUILD FAILED"
@@ -78,6 +94,7 @@ has ec && run ec "$bdir/test_gpu_ec"
 has ntt && run ntt "$bdir/test_gpu_ntt" check 24 27
 has msm && run msm "$bdir/test_gpu_msm" check
 has prove && run prove "$bdir/test_gpu_prove" check
+has engine && run engine "$bdir/test_gpu_engine" 14
 if has bench-ntt || has bench-msm || has bench-prove; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &

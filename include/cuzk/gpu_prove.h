@@ -58,6 +58,12 @@ int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *p
                            const cuzk_fr *s, const cuzk_prove_opts *opts, cuzk_pool *pool, char *err,
                            size_t errlen);
 
+/* The proving engine's CUDA backend (src/gpu/backend_gpu.cu): every CUDA device of the machine, keys
+ * resident per device, one prover per GPU worker, pinned partition buffers. NULL when there is no
+ * device. Declared here as an opaque engine type so that this header needs no engine header. */
+struct cuzk_engine_backend;
+const struct cuzk_engine_backend *cuzk_engine_backend_gpu(void);
+
 /* Milliseconds of the last proof's device stages (CUDA events), for reports. */
 typedef struct {
     float upload, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;

@@ -1,0 +1,195 @@
+/*
+ * backend_gpu.cu — the engine's CUDA backend (cuzk/engine.h, cuzk/gpu_prove.h).
+ *
+ * Device state lives at two levels. Per (proving key, device): the resident
+ * key (cuzk_gpu_pk, uploaded on the first partition of that key on that
+ * device) and one cuzk_gpu_prover per GPU worker of the device, created on
+ * the worker's first partition of the key and reused after. Both are kept in
+ * the backend's table until the engine drops the key (key_free), which frees
+ * them; the table's lock is taken only to find or add an entry, never around
+ * device work. Per worker: its device and its CPU pool.
+ *
+ * Phases: `device` runs cuzk_gpu_groth16_prove with the witness check and
+ * the verification off (the engine does both), marking one kernel stage
+ * "prove". That call also evaluates a, b, c on the host, inside the device
+ * lock: the engine's own a, b, c (already computed by synthesis) are not yet
+ * handed to the GPU prover, which is the next step (docs/design/014).
+ * Partition buffers are pinned (cudaMallocHost), so the uploads run at
+ * full PCIe speed.
+ */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/gpu.h"
+#include "cuzk/gpu_prove.h"
+#include "cuzk/setup.h"
+#define GPU_MODULE "gpu backend"
+#include "gpu/cuda_check.cuh"
+
+#define GPU_MAX_WORKERS 64 /* GPU workers per device */
+
+typedef struct key_entry {
+    const cuzk_groth16_params *pk;
+    int dev;
+    cuzk_gpu_pk *gpk;
+    cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
+    struct key_entry *next;
+} key_entry;
+
+typedef struct {
+    pthread_mutex_t lock;
+    key_entry *keys;
+} gpu_ctx;
+
+typedef struct {
+    int dev, worker;
+    cuzk_pool *pool;
+} gpu_worker;
+
+static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
+static int gpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
+                          size_t errlen)
+{
+    CU(cudaSetDevice(dev), "cudaSetDevice");
+    gpu_worker *w = (gpu_worker *)calloc(1, sizeof *w);
+    if (!w)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of host memory");
+    w->dev = dev, w->worker = worker, w->pool = pool;
+    *state = w;
+    return CUZK_OK;
+}
+
+static void gpu_worker_free(void *ctx, void *state)
+{
+    free(state);
+}
+
+static uint64_t gpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs)
+{
+    unsigned lg = 0;
+    if (cuzk_groth16_domain_lg(&lg, cs, NULL, 0) != CUZK_OK)
+        lg = 31;
+    uint64_t m = (uint64_t)1 << lg, n = cs->n_inputs + cs->n_aux;
+    /* the host side of cuzk_gpu_groth16_prove: a, b, c, the gathered A/B scalars, density bitmaps */
+    return 3 * m * sizeof(cuzk_fr) + (uint64_t)(pk->n_a + pk->n_b) * sizeof(cuzk_fr) + 3 * (n / 8 + 64);
+}
+
+/* The entry of (pk, dev), created when missing; NULL when out of memory. */
+static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
+{
+    pthread_mutex_lock(&c->lock);
+    key_entry *e = c->keys;
+    while (e && !(e->pk == pk && e->dev == dev))
+        e = e->next;
+    if (!e && (e = (key_entry *)calloc(1, sizeof *e))) {
+        e->pk = pk, e->dev = dev;
+        e->next = c->keys;
+        c->keys = e;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return e;
+}
+
+/* The resident key (loaded once per device, under the table lock) and this worker's prover for e. */
+static int entry_prover(key_entry *e, gpu_worker *w, cuzk_gpu_pk **gpk, cuzk_gpu_prover **out, char *err,
+                        size_t errlen)
+{
+    if (w->worker < 0 || w->worker >= GPU_MAX_WORKERS)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
+                         GPU_MAX_WORKERS - 1);
+    int rc = CUZK_OK;
+    pthread_mutex_lock(&g_ctx.lock);
+    if (!e->gpk)
+        rc = cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+    *gpk = e->gpk;
+    pthread_mutex_unlock(&g_ctx.lock);
+    if (rc != CUZK_OK)
+        return rc;
+    if (!e->provers[w->worker] && (rc = cuzk_gpu_prover_new(&e->provers[w->worker], *gpk, err, errlen)))
+        return rc;
+    *out = e->provers[w->worker];
+    return CUZK_OK;
+}
+
+static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    gpu_worker *w = (gpu_worker *)state;
+    CU(cudaSetDevice(w->dev), "cudaSetDevice");
+    key_entry *e = entry_of(&g_ctx, p->pk, w->dev);
+    if (!e)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of host memory");
+    cuzk_gpu_pk *gpk = NULL;
+    cuzk_gpu_prover *pr = NULL;
+    int rc = entry_prover(e, w, &gpk, &pr, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
+    cuzk_prove_opts opts = {0};
+    opts.flags = CUZK_PROVE_NO_CHECK | CUZK_PROVE_NO_VERIFY;
+    opts.pvk = p->pvk;
+    cuzk_engine_stage(p, "prove", false);
+    rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
+                                errlen);
+    cuzk_engine_stage(p, "prove", true);
+    return rc;
+}
+
+static void *gpu_host_alloc(void *ctx, size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static void gpu_host_free(void *ctx, void *ptr, size_t bytes)
+{
+    if (ptr)
+        cudaFreeHost(ptr);
+}
+
+static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
+{
+    pthread_mutex_lock(&g_ctx.lock);
+    key_entry **pp = &g_ctx.keys;
+    while (*pp) {
+        key_entry *e = *pp;
+        if (e->pk != pk) {
+            pp = &e->next;
+            continue;
+        }
+        *pp = e->next;
+        cudaSetDevice(e->dev);
+        for (int i = 0; i < GPU_MAX_WORKERS; i++)
+            cuzk_gpu_prover_free(e->provers[i]);
+        cuzk_gpu_pk_free(e->gpk);
+        free(e);
+    }
+    pthread_mutex_unlock(&g_ctx.lock);
+}
+
+extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
+{
+    static cuzk_engine_backend b;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    static int n_dev;
+    pthread_once(&once, [] {
+        n_dev = cuzk_gpu_device_count();
+        b.name = "gpu";
+        b.ctx = &g_ctx;
+        b.n_devices = n_dev;
+        b.worker_new = gpu_worker_new;
+        b.worker_free = gpu_worker_free;
+        b.part_bytes = gpu_part_bytes;
+        b.device = gpu_device;
+        b.host_alloc = gpu_host_alloc;
+        b.host_free = gpu_host_free;
+        b.key_free = gpu_key_free;
+    });
+    return n_dev > 0 ? &b : NULL;
+}
