@@ -447,18 +447,8 @@ static int cmd_bench(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "check";
-    test_rng_init("test_gpu_msm");
-    g_pool = cuzk_pool_new(0);
-    if (!g_pool) {
-        fprintf(stderr, "cannot start the thread pool\n");
+    if (gpu_test_start("test_gpu_msm", &g_pool))
         return 2;
-    }
-    char desc[256];
-    if (cuzk_gpu_device_count() < 1 || cuzk_gpu_device_describe(0, desc, sizeof desc) != CUZK_OK) {
-        fprintf(stderr, "test_gpu_msm: no CUDA device\n");
-        return 2;
-    }
-    printf("device 0: %s; host threads: %d\n", desc, cuzk_pool_size(g_pool));
     CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     int rc;
     if (strcmp(cmd, "check") == 0)

@@ -205,18 +205,8 @@ static int cmd_bench(unsigned lg)
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "check";
-    test_rng_init("test_gpu_prove");
-    g_pool = cuzk_pool_new(0);
-    if (!g_pool) {
-        fprintf(stderr, "cannot start the thread pool\n");
+    if (gpu_test_start("test_gpu_prove", &g_pool))
         return 2;
-    }
-    char desc[256];
-    if (cuzk_gpu_device_count() < 1 || cuzk_gpu_device_describe(0, desc, sizeof desc) != CUZK_OK) {
-        fprintf(stderr, "test_gpu_prove: no CUDA device\n");
-        return 2;
-    }
-    printf("device 0: %s; host threads: %d\n", desc, cuzk_pool_size(g_pool));
     int rc;
     if (strcmp(cmd, "check") == 0)
         rc = cmd_check();
