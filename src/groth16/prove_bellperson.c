@@ -25,6 +25,11 @@
  *   5. Assembly (§1.6): A = α + A_acc + rδ, B = β + B2_acc + sδ,
  *      C = s·A_acc + r·B1_acc + rs·δ + s·α + r·β₁ + H + L, then affine.
  *   6. Verification against pk->vk with the inputs z[1 .. n_inputs).
+ * Steps 3-4 are the "heavy middle" (prove_accel in prove_common.h): the CPU
+ * code here (cpu_heavy) by default, or a device backend's (the CUDA one in
+ * src/gpu/prove.cu), so both run the same checks, assembly and verification.
+ * The A and B scalars are gathered before the heavy middle, so a backend gets
+ * everything at once.
  */
 #include <stdlib.h>
 #include <string.h>
