@@ -1109,7 +1109,7 @@ int main(int argc, char **argv)
         test_bellperson(nc, ni, na, (cuzk_cs_shape)(i & 1));
     }
     test_bellperson(5, 1, 0, CUZK_CS_RANDOM_UNIFORM); /* inputs only */
-    test_bellperson(60, 3, 200, CUZK_CS_RANDOM_BITS); /* aux that appear nowhere */
+    test_bellperson(60, 3, 200, CUZK_CS_RANDOM_BITS); /* more aux than rows: many absent from A and B */
 
     cuzk_pool_free(POOLS[1]);
     cuzk_pool_free(POOLS[2]);
