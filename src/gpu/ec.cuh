@@ -40,30 +40,90 @@
 
 /* ---- one spelling of the field operations for both coordinate fields ----- */
 
-static EC_FN fp_t f_add(fp_t a, fp_t b) { return fp_add(a, b); }
-static EC_FN fp_t f_sub(fp_t a, fp_t b) { return fp_sub(a, b); }
-static EC_FN fp_t f_neg(fp_t a) { return fp_neg(a); }
-static EC_FN fp_t f_dbl(fp_t a) { return fp_dbl(a); }
-static EC_FN fp_t f_mul(fp_t a, fp_t b) { return fp_mul(a, b); }
-static EC_FN fp_t f_sqr(fp_t a) { return fp_sqr(a); }
-static EC_FN bool f_is_zero(fp_t a) { return fp_is_zero(a); }
-static EC_FN bool f_eq(fp_t a, fp_t b) { return fp_eq(a, b); }
+static EC_FN fp_t f_add(fp_t a, fp_t b)
+{
+    return fp_add(a, b);
+}
+static EC_FN fp_t f_sub(fp_t a, fp_t b)
+{
+    return fp_sub(a, b);
+}
+static EC_FN fp_t f_neg(fp_t a)
+{
+    return fp_neg(a);
+}
+static EC_FN fp_t f_dbl(fp_t a)
+{
+    return fp_dbl(a);
+}
+static EC_FN fp_t f_mul(fp_t a, fp_t b)
+{
+    return fp_mul(a, b);
+}
+static EC_FN fp_t f_sqr(fp_t a)
+{
+    return fp_sqr(a);
+}
+static EC_FN bool f_is_zero(fp_t a)
+{
+    return fp_is_zero(a);
+}
+static EC_FN bool f_eq(fp_t a, fp_t b)
+{
+    return fp_eq(a, b);
+}
 
-static EC_FN fp2_t f_add(fp2_t a, fp2_t b) { return fp2_add(a, b); }
-static EC_FN fp2_t f_sub(fp2_t a, fp2_t b) { return fp2_sub(a, b); }
-static EC_FN fp2_t f_neg(fp2_t a) { return fp2_neg(a); }
-static EC_FN fp2_t f_dbl(fp2_t a) { return fp2_dbl(a); }
-static EC_FN fp2_t f_mul(fp2_t a, fp2_t b) { return fp2_mul(a, b); }
-static EC_FN fp2_t f_sqr(fp2_t a) { return fp2_sqr(a); }
-static EC_FN bool f_is_zero(fp2_t a) { return fp2_is_zero(a); }
-static EC_FN bool f_eq(fp2_t a, fp2_t b) { return fp2_eq(a, b); }
+static EC_FN fp2_t f_add(fp2_t a, fp2_t b)
+{
+    return fp2_add(a, b);
+}
+static EC_FN fp2_t f_sub(fp2_t a, fp2_t b)
+{
+    return fp2_sub(a, b);
+}
+static EC_FN fp2_t f_neg(fp2_t a)
+{
+    return fp2_neg(a);
+}
+static EC_FN fp2_t f_dbl(fp2_t a)
+{
+    return fp2_dbl(a);
+}
+static EC_FN fp2_t f_mul(fp2_t a, fp2_t b)
+{
+    return fp2_mul(a, b);
+}
+static EC_FN fp2_t f_sqr(fp2_t a)
+{
+    return fp2_sqr(a);
+}
+static EC_FN bool f_is_zero(fp2_t a)
+{
+    return fp2_is_zero(a);
+}
+static EC_FN bool f_eq(fp2_t a, fp2_t b)
+{
+    return fp2_eq(a, b);
+}
 
 template <class F> EC_FN F f_zero();
 template <class F> EC_FN F f_one();
-template <> EC_FN fp_t f_zero<fp_t>() { return fp_zero(); }
-template <> EC_FN fp_t f_one<fp_t>() { return fp_one(); }
-template <> EC_FN fp2_t f_zero<fp2_t>() { return fp2_zero(); }
-template <> EC_FN fp2_t f_one<fp2_t>() { return fp2_one(); }
+template <> EC_FN fp_t f_zero<fp_t>()
+{
+    return fp_zero();
+}
+template <> EC_FN fp_t f_one<fp_t>()
+{
+    return fp_one();
+}
+template <> EC_FN fp2_t f_zero<fp2_t>()
+{
+    return fp2_zero();
+}
+template <> EC_FN fp2_t f_one<fp2_t>()
+{
+    return fp2_one();
+}
 
 /* ---- point types --------------------------------------------------------- */
 

@@ -65,7 +65,7 @@ typedef struct fp_s fp_t;
 /* The modulus p in 32-bit limbs, least significant first. */
 #define FP_P_WORDS                                                                                           \
     {                                                                                                        \
-        0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu,          \
+        0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu,           \
             0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau                                  \
     }
 /* -p^-1 mod 2^32 */
