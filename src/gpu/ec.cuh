@@ -36,7 +36,12 @@
 
 #include "fp2.cuh"
 
+/* Force-inlined on the device, plain inline on the host (see FP_FN). */
+#ifdef __CUDA_ARCH__
 #define EC_FN __host__ __device__ __forceinline__
+#else
+#define EC_FN __host__ __device__ inline
+#endif
 
 /* ---- one spelling of the field operations for both coordinate fields ----- */
 
