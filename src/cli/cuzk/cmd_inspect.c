@@ -18,6 +18,14 @@
  * time on large keys: every point of a .zkey or .params decoded and checked on
  * the curve and in the subgroup (on the thread pool for .params).
  *
+ * `cuzk inspect --circuit NAME [--seed S]` instead builds one of the gadget
+ * circuits of cuzk/catalog.h with the witness of seed S (default 1) and prints
+ * its fingerprint: inputs, aux, constraints (and how many the gadget itself
+ * added), nnz of A, B, C, the prover's density popcounts, the domain, the
+ * R1CS and witness digests; the status line says whether the witness
+ * satisfies every row. `--circuit list` lists the names. These options are
+ * parsed here (main.c hands the command line over when it sees --circuit).
+ *
  * Output: a first line "<path>: <kind>", indented "name  value" lines, and
  * a last line "status: valid (<what was checked>)" or "status: invalid: <why>"
  * (the reason also goes to stderr as a `cuzk:` line). Exit 0 valid, 1
@@ -33,6 +41,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cuzk/catalog.h"
 #include "cuzk/json.h"
 #include "cuzk/params.h"
 #include "cuzk/snarkjs.h"
@@ -384,9 +393,126 @@ static int run_inspect(const cli_args *a)
     return inspect_other(&c);
 }
 
+/* ---- gadget circuits ------------------------------------------------------------------------------------
+ */
+
+static bool is_circuit_opt(const char *arg)
+{
+    return !strcmp(arg, "--circuit") || !strncmp(arg, "--circuit=", 10);
+}
+
+bool cli_inspect_circuit_wanted(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return false;
+        if (is_circuit_opt(argv[i]))
+            return true;
+    }
+    return false;
+}
+
+static int circuit_usage(const char *fmt, const char *what)
+{
+    fprintf(stderr, "cuzk: inspect: ");
+    fprintf(stderr, fmt, what);
+    fputc('\n', stderr);
+    fprintf(stderr, "Usage: cuzk inspect --circuit NAME [--seed S]   (NAME `list` lists the circuits)\n");
+    return CLI_USAGE;
+}
+
+/* Takes "--opt VALUE" or "--opt=VALUE" at argv[*i]; NULL (after a message) when the value is missing. */
+static const char *opt_value(int argc, char **argv, int *i, size_t optlen)
+{
+    const char *arg = argv[*i];
+    if (arg[optlen] == '=')
+        return arg[optlen + 1] ? arg + optlen + 1 : NULL;
+    if (*i + 1 < argc && argv[*i + 1][0])
+        return argv[++*i];
+    return NULL;
+}
+
+static void hex_line(const char *name, const uint8_t d[32])
+{
+    char hex[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    field(name, "%s", hex);
+}
+
+int cli_inspect_circuit_main(int argc, char **argv)
+{
+    const char *name = NULL, *seed_s = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (is_circuit_opt(argv[i])) {
+            if (name)
+                return circuit_usage("%s given twice", "--circuit");
+            if (!(name = opt_value(argc, argv, &i, 9)))
+                return circuit_usage("%s needs a value", "--circuit");
+        } else if (!strcmp(argv[i], "--seed") || !strncmp(argv[i], "--seed=", 7)) {
+            if (seed_s)
+                return circuit_usage("%s given twice", "--seed");
+            if (!(seed_s = opt_value(argc, argv, &i, 6)))
+                return circuit_usage("%s needs a value", "--seed");
+        } else {
+            return circuit_usage("'%s' does not go with --circuit", argv[i]);
+        }
+    }
+    if (!strcmp(name, "list")) {
+        for (size_t k = 0; k < cuzk_catalog_count(); k++)
+            printf("%-22s %s\n", cuzk_catalog_name(k), cuzk_catalog_summary(k));
+        return CLI_OK;
+    }
+    uint64_t seed = 1;
+    if (seed_s) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(seed_s, &end, 0);
+        if (errno || *end || seed_s[0] == '-' || seed_s[0] == '+' || seed_s[0] == ' ')
+            return circuit_usage("--seed expects an unsigned 64-bit integer, not '%s'", seed_s);
+        seed = v;
+    }
+    size_t k = 0;
+    while (k < cuzk_catalog_count() && strcmp(cuzk_catalog_name(k), name))
+        k++;
+    if (k == cuzk_catalog_count())
+        return circuit_usage("no circuit named '%s' (`cuzk inspect --circuit list` lists them)", name);
+    char err[CLI_ERRLEN] = "";
+    cuzk_catalog_fp fp;
+    int rc = cuzk_catalog_fingerprint(name, seed, &fp, err, sizeof err);
+    if (rc != CUZK_OK) {
+        cli_error("circuit %s: %s", name, err[0] ? err : cuzk_strerror(rc));
+        return CLI_FAIL;
+    }
+    uint64_t rows = fp.n_constraints + fp.n_inputs;
+    printf("circuit %s: %s\n", name, cuzk_catalog_summary(k));
+    field("seed", "%llu", (unsigned long long)seed);
+    field("inputs", "%llu (ONE included)", (unsigned long long)fp.n_inputs);
+    field("aux", "%llu", (unsigned long long)fp.n_aux);
+    field("constraints", "%llu (gadget %llu, input allocation %llu)", (unsigned long long)fp.n_constraints,
+          (unsigned long long)fp.gadget_constraints,
+          (unsigned long long)(fp.n_constraints - fp.gadget_constraints));
+    field("nnz", "A %llu, B %llu, C %llu", (unsigned long long)fp.nnz_a, (unsigned long long)fp.nnz_b,
+          (unsigned long long)fp.nnz_c);
+    field("density", "A aux %llu, B input %llu, B aux %llu", (unsigned long long)fp.a_aux,
+          (unsigned long long)fp.b_input, (unsigned long long)fp.b_aux);
+    field("Groth16 domain", "2^%u (constraints + inputs = %llu rows)", log2_ceil(rows),
+          (unsigned long long)rows);
+    hex_line("r1cs digest", fp.digest);
+    hex_line("witness digest", fp.witness_digest);
+    if (fp.first_failure >= 0) {
+        printf("status: invalid: the witness fails row %lld\n", (long long)fp.first_failure);
+        fflush(stdout);
+        cli_error("circuit %s: the witness fails row %lld", name, (long long)fp.first_failure);
+        return CLI_FAIL;
+    }
+    printf("status: valid (the witness satisfies every row)\n");
+    return CLI_OK;
+}
+
 const cli_command cli_cmd_inspect = {
     .name = "inspect",
-    .synopsis = "<file>",
+    .synopsis = "<file> | --circuit NAME [--seed S]",
     .summary = "tell what a key, circuit, witness or proof file is, its sizes, and if it is valid",
     .help = "Recognizes snarkjs/circom files (.zkey, .r1cs, .wtns, verification_key.json, proof.json,\n"
             "public.json) and bellperson files (.params, .vk, 192-byte proofs) by their content, prints\n"
@@ -396,6 +522,11 @@ const cli_command cli_cmd_inspect = {
             "By default the checks are the cheap ones: the full structure, plus every point of the\n"
             "small files. --deep also decodes every point of a .zkey or .params and checks that it is\n"
             "on its curve and in the prime-order subgroup.\n"
+            "\n"
+            "--circuit NAME [--seed S] builds a named gadget circuit (SHA-256 blocks, Merkle insertion,\n"
+            "bit decomposition, packing) with the witness of seed S (default 1) and prints its\n"
+            "fingerprint: inputs, aux, constraints, nnz of A/B/C, densities, R1CS and witness digests.\n"
+            "`--circuit list` lists the names.\n"
             "Exit status: 0 valid, 1 invalid or unrecognized, 2 usage error or unreadable file.",
     .flags = CLI_F_THREADS | CLI_F_DEEP | CLI_F_PROGRESS,
     .min_pos = 1,

@@ -29,6 +29,10 @@ static const cli_command *const commands[] = {
 
 #define MAX_THREADS 4096
 
+/* `cuzk inspect --circuit NAME [--seed S]` has options of its own, parsed in cmd_inspect.c. */
+int cli_inspect_circuit_main(int argc, char **argv);
+bool cli_inspect_circuit_wanted(int argc, char **argv);
+
 /* One line per flag for the help text. */
 static const struct {
     unsigned flag;
@@ -231,6 +235,8 @@ static int run_command(const cli_command *c, int argc, char **argv)
         print_command_help(c);
         return CLI_OK;
     }
+    if (c == &cli_cmd_inspect && cli_inspect_circuit_wanted(argc, argv))
+        return cli_inspect_circuit_main(argc, argv);
     cli_args a;
     memset(&a, 0, sizeof a);
     a.cmd = c;
