@@ -351,6 +351,12 @@ static const struct {
     {"insert8", {1, 33, 25, 49, 26, 42, 23, 1, 5}},
     {"to-bits", {1, 256, 256, 510, 255, 256, 255, 0, 255}},
     {"pack", {4, 257, 261, 1021, 260, 261, 256, 1, 255}},
+    /* Poseidon: the closed forms of docs/design/016 (rows, nnz, dense aux incl. the preimage), which the
+     * model reproduces */
+    {"poseidon2", {1, 313, 311, 2119, 313, 386, 234, 1, 234}},
+    {"poseidon4", {1, 381, 377, 2573, 381, 467, 285, 1, 285}},
+    {"poseidon8", {1, 513, 505, 3598, 513, 624, 384, 1, 384}},
+    {"poseidon11", {1, 609, 598, 4462, 609, 738, 456, 1, 456}},
 };
 
 static void test_catalog(void)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cuzk/gadgets.h"
+#include "cuzk/poseidon.h"
 
 typedef struct {
     uint64_t s;
@@ -245,6 +246,39 @@ static void c_pack(cuzk_csb *cs, rng *r, uint64_t *setup)
     cuzk_num_equal(cs, &packed, &n);
 }
 
+/* neptune's legacy Poseidon circuit (MerkleTree tag) over `arity` allocated numbers. */
+static void c_poseidon(cuzk_csb *cs, rng *r, uint64_t *setup, unsigned arity)
+{
+    cuzk_num in[11];
+    cuzk_var v[11], out;
+    alloc_nums(cs, r, in, arity);
+    for (unsigned i = 0; i < arity; i++)
+        v[i] = in[i].var;
+    *setup = cuzk_csb_n_constraints(cs);
+    const cuzk_poseidon_consts *pc = cuzk_poseidon_get(arity);
+    if (!pc) {
+        cuzk_csb_note(cs, CUZK_ENOMEM); /* the constants could not be built */
+        return;
+    }
+    cuzk_poseidon_circuit(cs, pc, v, &out);
+}
+static void c_poseidon2(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_poseidon(cs, r, setup, 2);
+}
+static void c_poseidon4(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_poseidon(cs, r, setup, 4);
+}
+static void c_poseidon8(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_poseidon(cs, r, setup, 8);
+}
+static void c_poseidon11(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_poseidon(cs, r, setup, 11);
+}
+
 static const struct {
     const char *name, *summary;
     build_fn build;
@@ -267,6 +301,10 @@ static const struct {
     {"insert8", "Merkle insertion of one element among 7 siblings (22)", c_insert8},
     {"to-bits", "to_bits_le of one number (256)", c_to_bits},
     {"pack", "inputize, to_bits_le, pack_bits, pack_into_inputs, equal of one number (261)", c_pack},
+    {"poseidon2", "Poseidon hash of 2 numbers, neptune's legacy circuit, MerkleTree tag (311)", c_poseidon2},
+    {"poseidon4", "Poseidon hash of 4 numbers (377)", c_poseidon4},
+    {"poseidon8", "Poseidon hash of 8 numbers (505)", c_poseidon8},
+    {"poseidon11", "Poseidon hash of 11 numbers, the column hash (598)", c_poseidon11},
 };
 enum { NCIRCUITS = sizeof CIRCUITS / sizeof CIRCUITS[0] };
 
