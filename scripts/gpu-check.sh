@@ -3,15 +3,21 @@
 # machine with an NVIDIA GPU (one call of the device machine), from the repo root.
 #
 #   scripts/gpu-check.sh [STEP...]
-#     steps (default: all): ec ntt msm prove engine bench-ntt bench-msm bench-prove
+#     steps (default: all): ec ntt msm prove engine setup cli bench-ntt bench-msm bench-prove bench-setup
+#                           bench-engine
 #       ec           device Fp/Fp2/G1/G2 arithmetic against the CPU library, plus its rates
 #       ntt          every NTT mode at 2^1..2^20, and 2^24, 2^27, against the CPU
 #       msm          G1/G2 MSM against the CPU MSM and a closed form, many shapes and windows
 #       prove        GPU proofs byte-identical to CPU proofs, verified
 #       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
+#       setup        the setup's fixed-base multiplications on the GPU, and whole keys, against the CPU's
+#       cli          `cuzk prove-params --device gpu` and `cuzk-bench --backend gpu` on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20)
+#       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
+#       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
+#                    single, then batch -c 4 -j 2, with a TIMELINE report
 #
 # Environment: CUZK_GPU_BUILD (build dir, default build-gpu): when it already
 # holds the four test programs and CUZK_GPU_NOBUILD=1, nothing is rebuilt (a
@@ -21,7 +27,7 @@
 set -uo pipefail
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(ec ntt msm prove engine bench-ntt bench-msm bench-prove)
+[ ${#steps[@]} -eq 0 ] && steps=(ec ntt msm prove engine setup cli bench-ntt bench-msm bench-prove bench-setup bench-engine)
 bdir=${CUZK_GPU_BUILD:-build-gpu}
 out=${OUT:-$PWD/$bdir/out}
 mkdir -p "$out"
@@ -54,9 +60,10 @@ echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff
 # Only the programs the steps need; each test program is built by its own process in parallel (one
 # `cmake --build --target a b c` builds them one after the other, and one of them alone takes minutes).
 targets=()
-for t in ntt ec msm prove engine; do
+for t in ntt ec msm prove engine setup; do
     if has "$t" || has "bench-$t"; then targets+=("test_gpu_$t"); fi
 done
+if has cli || has bench-engine; then targets+=(cuzk_cli cuzk-bench_cli); fi
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -95,7 +102,10 @@ has ntt && run ntt "$bdir/test_gpu_ntt" check 24 27
 has msm && run msm "$bdir/test_gpu_msm" check
 has prove && run prove "$bdir/test_gpu_prove" check
 has engine && run engine "$bdir/test_gpu_engine" 14
-if has bench-ntt || has bench-msm || has bench-prove; then
+has setup && run setup "$bdir/test_gpu_setup" check
+has cli && run cli bash tests/cli/test_cli_params.sh "$bdir"
+has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
+if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
@@ -103,13 +113,22 @@ if has bench-ntt || has bench-msm || has bench-prove; then
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
+    has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
+    if has bench-engine; then
+        run bench-engine-1 "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints "${ENGINE_LG:-20}" \
+            --partitions 2
+        run bench-engine "$bdir/cuzk-bench" batch -c 4 -j 2 --backend gpu --workload porep \
+            --constraints "${ENGINE_LG:-20}" --partitions 2 --timeline "$out/engine.tl"
+        [ -f "$out/engine.tl" ] && "$bdir/cuzk-bench" timeline report "$out/engine.tl" --svg "$out/engine.svg" \
+            >"$out/engine-report.txt" 2>&1
+    fi
     kill "$smi_pid" 2>/dev/null
     wait "$smi_pid" 2>/dev/null
 fi
 
 step "summary"
 printf '%s\n' "${summary[@]}"
-for f in bench-ntt bench-msm bench-prove; do
+for f in bench-ntt bench-msm bench-prove bench-setup; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"

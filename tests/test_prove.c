@@ -826,6 +826,29 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         free(pvk);
     }
 
+    /* Evaluations handed in (the engine's synthesis computes them): the same proof; a wrong evaluation is
+     * caught by the witness check at its row (the check applies to what was handed in), and without the
+     * check by the verification. */
+    if (cs.n_constraints > 0) {
+        size_t nc = cs.n_constraints;
+        cuzk_fr *ev = malloc(3 * nc * sizeof *ev);
+        cuzk_cs_eval(&cs, z, ev, ev + nc, ev + 2 * nc, NULL);
+        cuzk_prove_opts o = {.abc = {ev, ev + nc, ev + 2 * nc}};
+        rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with a, b, c handed in: rc %d %s", what, rc, err);
+        size_t row = (size_t)(test_rand64() % nc);
+        cuzk_fr_add(&ev[2 * nc + row], &ev[2 * nc + row], &CUZK_FR_ONE);
+        char want_msg[64];
+        snprintf(want_msg, sizeof want_msg, "constraint %zu ", row);
+        rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, NULL, err, sizeof err);
+        CHECK(rc == CUZK_EUNSAT && strstr(err, want_msg), "%s: bad c[%zu] handed in: rc %d \"%s\"", what, row,
+              rc, err);
+        o.flags = CUZK_PROVE_NO_CHECK;
+        rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, NULL, err, sizeof err);
+        CHECK(rc == CUZK_EVERIFY, "%s: unchecked bad c handed in: rc %d (%s)", what, rc, err);
+        free(ev);
+    }
+
     /* Wrong sizes are refused with a message naming the vector. */
     {
         struct {

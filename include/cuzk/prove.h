@@ -64,6 +64,9 @@ typedef struct {
     unsigned flags;              /* CUZK_PROVE_* */
     const cuzk_groth16_pvk *pvk; /* the key's prepared vk, reused across proofs (NULL: prepared per call) */
     const cuzk_cs *cs;           /* zkey path: the circuit, to check the witness (NULL: no check) */
+    /* bellperson path: A·z, B·z, C·z on the circuit's n_constraints rows when the caller has them already
+     * (the engine's synthesis does): copied instead of evaluated. All three or none (NULL). */
+    const cuzk_fr *abc[3];
 } cuzk_prove_opts;
 
 /* bellperson convention: proves cs with witness z (n_inputs + n_aux values, z[0] = 1) under pk; r, s NULL

@@ -41,6 +41,9 @@ static uint64_t cpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const c
 static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
 {
     cuzk_prove_opts opts = {.flags = CUZK_PROVE_NO_CHECK | CUZK_PROVE_NO_VERIFY, .pvk = p->pvk};
+    if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
+        opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
+    }
     cuzk_engine_stage(p, "prove", false);
     int rc = cuzk_groth16_prove_ex(&p->proof, p->pk, p->cs, p->z, &p->r, &p->s, &opts, (cuzk_pool *)state,
                                    err, errlen);

@@ -11,9 +11,9 @@
  *
  * Phases: `device` runs cuzk_gpu_groth16_prove with the witness check and
  * the verification off (the engine does both), marking one kernel stage
- * "prove". That call also evaluates a, b, c on the host, inside the device
- * lock: the engine's own a, b, c (already computed by synthesis) are not yet
- * handed to the GPU prover, which is the next step (docs/design/014).
+ * "prove", and hands it the a, b, c that synthesis computed (opts.abc), so
+ * nothing is evaluated again inside the device lock; the prover copies them
+ * into its padded buffers (a parallel copy) before the upload.
  * Partition buffers are pinned (cudaMallocHost), so the uploads run at
  * full PCIe speed.
  */
@@ -130,6 +130,9 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     cuzk_prove_opts opts = {0};
     opts.flags = CUZK_PROVE_NO_CHECK | CUZK_PROVE_NO_VERIFY;
     opts.pvk = p->pvk;
+    if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
+        opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
+    }
     cuzk_engine_stage(p, "prove", false);
     rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
                                 errlen);

@@ -18,10 +18,14 @@
  *     sort       CUB radix sort of (key, value) over the c key bits: each
  *                bucket's entries become one contiguous run (zeros first).
  *     items      every bucket's run is cut into work items of at most T
- *                entries (T from the tail size), so one huge bucket (say,
- *                every scalar equal to 2) cannot serialise the kernel; a
- *                thread sums one item into an XYZZ partial sum, then a
- *                thread per bucket adds up its items.
+ *                entries (T from the tail size); a thread sums one item into
+ *                an XYZZ partial sum. Then, while one bucket may hold more
+ *                than FOLD = 16 items, fold levels sum each bucket's items 16
+ *                at a time in parallel (same layout, one scan per level), and
+ *                a thread per bucket adds up the last <= 16. So one huge
+ *                bucket (every scalar equal to 2; the top window of scalars
+ *                near r, whose digit is only a carry) costs log16 levels of
+ *                short chains, not one thread adding n / T items.
  *     reduce     sum_b b·S_b: the buckets are cut into groups of m; a thread
  *                runs the running-sum recurrence over its group (2 additions
  *                per bucket) and adds (group offset)·(group sum) by
@@ -77,7 +81,8 @@ static size_t cub_bytes_for(size_t n_max)
 extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max)
 {
     size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
-    return n_max * (1 + 1 + 4 + 32 + 16) + 4 + (4 * B + 8) * 4 + msm_max_items(n_max) * pb + B * pb +
+    return n_max * (1 + 1 + 4 + 32 + 16) + 4 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
+           msm_fold_len(msm_max_items(n_max), B) * pb + B * pb +
            2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max);
 }
 
@@ -88,7 +93,7 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
     void *ptrs[] = {ws->cls,     ws->tail_flag, ws->tail_idx, ws->n_sel,    ws->tail_k,  ws->keys[0],
                     ws->keys[1], ws->vals[0],   ws->vals[1],  ws->counts,   ws->offs,    ws->item_cnt,
                     ws->item_off, ws->items,    ws->buckets,  ws->red[0],   ws->red[1],  ws->wins,
-                    ws->cub_tmp};
+                    ws->cub_tmp,  ws->fold_cnt, ws->fold_off, ws->folded};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
@@ -134,6 +139,9 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
         {(void **)&ws->item_cnt, (B + 2) * 4},
         {(void **)&ws->item_off, (B + 2) * 4},
         {&ws->items, ws->max_items * pb},
+        {(void **)&ws->fold_cnt, (B + 2) * 4},
+        {(void **)&ws->fold_off, (B + 2) * 4},
+        {&ws->folded, msm_fold_len(ws->max_items, B) * pb},
         {&ws->buckets, B * pb},
         {&ws->red[0], ws->red_len * pb},
         {&ws->red[1], ws->red_len * pb},

@@ -22,9 +22,10 @@
 #define MSM_THREADS 256
 #define MSM_MAX_C 20
 #define MSM_MAX_W 129 /* msm_windows(2) */
-#define MSM_GROUP_M 64  /* buckets per reduction group */
+#define MSM_GROUP_M 16  /* buckets per reduction group: 2.6 ms per 2^19-bucket window against 4.9 with 64 */
 #define MSM_FAN 16      /* points per thread in a tree-reduction step */
 #define MSM_ITEMS 1048576u /* target work items per window */
+#define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
@@ -77,6 +78,12 @@ static inline unsigned msm_item_len(size_t n)
     return (unsigned)(t < 16 ? 16 : t);
 }
 
+/* Items after one fold level: sum over buckets of ceil(items_b / FOLD) <= items / FOLD + buckets. */
+static inline size_t msm_fold_len(size_t max_items, size_t buckets)
+{
+    return (max_items + MSM_FOLD - 1) / MSM_FOLD + buckets;
+}
+
 struct cuzk_gpu_msm {
     cuzk_gpu_group group;
     size_t n_max;
@@ -93,6 +100,9 @@ struct cuzk_gpu_msm {
     uint32_t *item_off; /* 2^(MAX_C-1) + 2 */
     void *items;        /* item partial sums */
     size_t max_items;
+    uint32_t *fold_cnt; /* 2^(MAX_C-1) + 2: items per key after a fold level */
+    uint32_t *fold_off; /* 2^(MAX_C-1) + 2 */
+    void *folded;       /* msm_fold_len(n_max) XYZZ: the items after a fold level */
     void *buckets;      /* 2^(MAX_C-1) XYZZ */
     void *red[2];       /* tree-reduction buffers */
     size_t red_len;
@@ -202,13 +212,24 @@ static __global__ void k_item_counts(const uint32_t *__restrict__ counts, unsign
     item_cnt[b] = b == 0 || b > B ? 0 : (counts[b] + T - 1) / T;
 }
 
-/* One work item: entries [lo, hi) of one bucket's run, summed into an XYZZ partial. */
+/* Blocks of k_items resident per SM: G1 is capped at 128 registers (two 256-thread blocks, 64 bytes of
+ * spill), G2's points are twice as large and keep the compiler's choice. */
+template <class F> struct items_min_blocks {
+    static const int value = 1;
+};
+template <> struct items_min_blocks<fp_t> {
+    static const int value = 2;
+};
+
+/* One work item: entries [lo, hi) of one bucket's run, summed into an XYZZ partial. The sign is applied
+ * by selecting y or -y before one mixed addition: with an add and a subtract in two branches, a warp whose
+ * entries have mixed signs (all of them, for random scalars) ran both additions one after the other, and
+ * the kernel ran at 0.35 G additions/s instead of 1.97 (bench/gpu/msm_kernels.cu, docs/design/014). */
 template <class F>
-__global__ void __launch_bounds__(MSM_THREADS) k_items(const ec_affine<F> *__restrict__ bases,
-                                                       const uint32_t *__restrict__ vals,
-                                                       const uint32_t *__restrict__ offs,
-                                                       const uint32_t *__restrict__ item_off, unsigned B,
-                                                       unsigned T, ec_xyzz<F> *items)
+__global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
+    k_items(const ec_affine<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
+            const uint32_t *__restrict__ offs, const uint32_t *__restrict__ item_off, unsigned B, unsigned T,
+            ec_xyzz<F> *items)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= item_off[B + 1])
@@ -231,12 +252,42 @@ __global__ void __launch_bounds__(MSM_THREADS) k_items(const ec_affine<F> *__res
     for (uint32_t e = lo; e < hi; e++) {
         uint32_t v = vals[e];
         ec_affine<F> p = bases[v & 0x7fffffffu];
+        F y = p.y, ny = f_neg(p.y);
         if (v >> 31)
-            ec_xyzz_sub_affine(acc, p);
-        else
-            ec_xyzz_add_affine(acc, p);
+            y = ny;
+        if (!ec_affine_is_identity(p))
+            ec_xyzz_madd(acc, p.x, y);
     }
     items[t] = acc;
+}
+
+/* One fold level: output t of key b (out_off[b] <= t < out_off[b + 1]) is the sum of items
+ * in_off[b] + j·FOLD .. + FOLD - 1 (within key b's items) of the level before, j = t - out_off[b]. A
+ * bucket's items are laid out by the same scan as the entries, so this is k_items one level up. */
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS) k_fold(const ec_xyzz<F> *__restrict__ in,
+                                                      const uint32_t *__restrict__ in_off,
+                                                      const uint32_t *__restrict__ out_off, unsigned B,
+                                                      ec_xyzz<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= out_off[B + 1])
+        return;
+    unsigned lo_b = 1, hi_b = B;
+    while (lo_b < hi_b) {
+        unsigned mid = (lo_b + hi_b + 1) >> 1;
+        if (out_off[mid] <= t)
+            lo_b = mid;
+        else
+            hi_b = mid - 1;
+    }
+    unsigned b = lo_b;
+    uint32_t lo = in_off[b] + (t - out_off[b]) * MSM_FOLD, end = in_off[b + 1];
+    uint32_t hi = lo + MSM_FOLD < end ? lo + MSM_FOLD : end;
+    ec_xyzz<F> acc = in[lo];
+    for (uint32_t e = lo + 1; e < hi; e++)
+        ec_xyzz_add(acc, in[e]);
+    out[t] = acc;
 }
 
 /* Bucket b (key b + 1) = sum of its items. */
@@ -282,7 +333,7 @@ __global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> 
 
 /* Grid-stride sum of the bases whose class is one; one partial per thread. */
 template <class F>
-__global__ void __launch_bounds__(MSM_THREADS) k_ones(const ec_affine<F> *__restrict__ bases,
+__global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value) k_ones(const ec_affine<F> *__restrict__ bases,
                                                       const uint8_t *__restrict__ cls, size_t n,
                                                       ec_xyzz<F> *partials)
 {
@@ -436,8 +487,29 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
         k_items<F><<<grid_for(max_items), MSM_THREADS, 0, st>>>(bases, vb.Current(), ws->offs, ws->item_off, B, T,
                                                               (ec_xyzz<F> *)ws->items);
         CU(cudaGetLastError(), "k_items launch");
-        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>((const ec_xyzz<F> *)ws->items, ws->item_off, B,
-                                                          (ec_xyzz<F> *)ws->buckets);
+        /* Fold: while a bucket may still hold more than FOLD items (one bucket can hold all the entries:
+         * equal scalars, or the top window of scalars near r, whose digit is only a carry), its items
+         * are summed FOLD at a time in parallel, so no thread adds more than FOLD points in a row. */
+        const ec_xyzz<F> *lvl = (const ec_xyzz<F> *)ws->items;
+        const uint32_t *lvl_cnt = ws->item_cnt, *lvl_off = ws->item_off;
+        size_t lvl_len = max_items, lvl_max = ceil_div_u(n_tail, T); /* bound on one bucket's items */
+        int side = 0;
+        while (lvl_max > MSM_FOLD) {
+            uint32_t *cnt = side ? ws->item_cnt : ws->fold_cnt, *off = side ? ws->item_off : ws->fold_off;
+            ec_xyzz<F> *dst = side ? (ec_xyzz<F> *)ws->items : (ec_xyzz<F> *)ws->folded;
+            k_item_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(lvl_cnt, B, MSM_FOLD, cnt);
+            CU(cudaGetLastError(), "k_item_counts launch (fold)");
+            tb = ws->cub_bytes;
+            CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, cnt, off, (int)B + 2, st),
+               "cub::DeviceScan::ExclusiveSum (fold)");
+            lvl_len = msm_fold_len(lvl_len, B);
+            k_fold<F><<<grid_for(lvl_len), MSM_THREADS, 0, st>>>(lvl, lvl_off, off, B, dst);
+            CU(cudaGetLastError(), "k_fold launch");
+            lvl = dst, lvl_cnt = cnt, lvl_off = off;
+            lvl_max = (lvl_max + MSM_FOLD - 1) / MSM_FOLD;
+            side ^= 1;
+        }
+        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>(lvl, lvl_off, B, (ec_xyzz<F> *)ws->buckets);
         CU(cudaGetLastError(), "k_buckets launch");
         CU(cudaEventRecord(ws->ev[5], st), "cudaEventRecord");
         unsigned m = B < MSM_GROUP_M ? B : MSM_GROUP_M, G = ceil_div_u(B, m);

@@ -101,9 +101,27 @@ static void work_free(work *w)
     free(w->dba);
 }
 
-/* Step 2: the evaluations a, b, c on the m rows (inputs' rows appended, zero padding), checked. */
-static int eval_abc(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, bool check, cuzk_pool *pool,
-                    char *err, size_t errlen)
+/* Copies of the caller's evaluations, in blocks over the pool. */
+#define ABC_COPY_BLOCK ((size_t)1 << 16)
+typedef struct {
+    cuzk_fr *dst[3];
+    const cuzk_fr *src[3];
+    size_t n;
+} abc_copy;
+
+static void abc_copy_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    abc_copy *x = arg;
+    size_t blocks = (x->n + ABC_COPY_BLOCK - 1) / ABC_COPY_BLOCK, j = task / blocks;
+    size_t lo = (task % blocks) * ABC_COPY_BLOCK, cnt = x->n - lo < ABC_COPY_BLOCK ? x->n - lo : ABC_COPY_BLOCK;
+    memcpy(x->dst[j] + lo, x->src[j] + lo, cnt * sizeof(cuzk_fr));
+}
+
+/* Step 2: the evaluations a, b, c on the m rows (inputs' rows appended, zero padding), checked. Given
+ * (abc, all three), the circuit rows are copied from there instead of evaluated. */
+static int eval_abc(work *w, const cuzk_cs *cs, const cuzk_fr *z, const cuzk_fr *const abc[3], size_t m,
+                    bool check, cuzk_pool *pool, char *err, size_t errlen)
 {
     size_t nc = cs->n_constraints, ni = cs->n_inputs;
     w->a = malloc(m * sizeof(cuzk_fr));
@@ -111,7 +129,13 @@ static int eval_abc(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t m, bool
     w->c = malloc(m * sizeof(cuzk_fr));
     if (!w->a || !w->b || !w->c)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for 3 x %zu evaluations", m);
-    cuzk_cs_eval(cs, z, w->a, w->b, w->c, pool);
+    if (abc[0] && abc[1] && abc[2]) {
+        abc_copy x = {{w->a, w->b, w->c}, {abc[0], abc[1], abc[2]}, nc};
+        if (nc)
+            cuzk_pool_run(pool, 3 * ((nc + ABC_COPY_BLOCK - 1) / ABC_COPY_BLOCK), abc_copy_task, &x);
+    } else {
+        cuzk_cs_eval(cs, z, w->a, w->b, w->c, pool);
+    }
     if (check) {
         int64_t bad = prove_first_unsat(w->a, w->b, w->c, nc, pool);
         if (bad >= 0)
@@ -238,7 +262,7 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
            pop_ba = popcount(w.dba, cs->n_aux);
     if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
         (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
-        (rc = eval_abc(&w, cs, z, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)) ||
+        (rc = eval_abc(&w, cs, z, opts->abc, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)) ||
         (rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, err, errlen)))
         goto done;
 

@@ -619,8 +619,32 @@ static void vk_points(cuzk_groth16_vk *vk, const cuzk_groth16_toxic *tw)
     cuzk_g2_to_affine(&vk->delta_g2, &p2);
 }
 
+/* The key's fixed-base multiplications: on the CPU pool, or segment by segment on an accelerator. */
+static int fixed_base_all(const fb_seg *g1seg, size_t n1, const fb_seg *g2seg, size_t n2,
+                          const cuzk_setup_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
+{
+    int rc = CUZK_OK;
+    if (!accel) {
+        rc = g1_fb_run(g1seg, n1, 0, pool, err, errlen);
+        return rc ? rc : g2_fb_run(g2seg, n2, 0, pool, err, errlen);
+    }
+    for (size_t s = 0; s < n1 && rc == CUZK_OK; s++)
+        if (g1seg[s].n)
+            rc = accel->g1_fixed_base(g1seg[s].out, g1seg[s].k, g1seg[s].n, pool, err, errlen);
+    for (size_t s = 0; s < n2 && rc == CUZK_OK; s++)
+        if (g2seg[s].n)
+            rc = accel->g2_fixed_base(g2seg[s].out, g2seg[s].k, g2seg[s].n, pool, err, errlen);
+    return rc;
+}
+
 int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
                        cuzk_pool *pool, char *err, size_t errlen)
+{
+    return cuzk_groth16_setup_accel(out, cs, tw, NULL, pool, err, errlen);
+}
+
+int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
+                             const cuzk_setup_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
 {
     if (!out)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: no output");
@@ -690,9 +714,7 @@ int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_g
         {v, out->b_g1, n_b},  {hs, out->h, m - 1},
     };
     const fb_seg g2seg[] = {{v, out->b_g2, n_b}};
-    if ((rc = g1_fb_run(g1seg, sizeof g1seg / sizeof g1seg[0], 0, pool, err, errlen)) ||
-        (rc = g2_fb_run(g2seg, 1, 0, pool, err, errlen)))
-        goto out;
+    rc = fixed_base_all(g1seg, sizeof g1seg / sizeof g1seg[0], g2seg, 1, accel, pool, err, errlen);
 out:
     free(u);
     free(v);

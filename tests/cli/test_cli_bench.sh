@@ -88,7 +88,7 @@ expect 0 "batch: --name=value and no timeline"
 for cmd in single batch; do
     run "$BENCH" "$cmd" --help
     expect 0 "$cmd --help: exit 0"
-    for flag in --workload --partitions --constraints --synth-threads --gpu-workers --threads --post-threads \
+    for flag in --backend --workload --partitions --constraints --synth-threads --gpu-workers --threads --post-threads \
         --devices --queue-depth --pool-idle --budget --priority --seed --no-check --timeline; do
         grep -q -- "$flag" "$TMP/stdout" || fail "$cmd --help lacks $flag"
     done
@@ -125,8 +125,22 @@ run "$BENCH" single --budget 12Q
 expect_usage "--budget 12Q"
 run "$BENCH" single --priority urgent
 expect_usage "--priority urgent"
+run "$BENCH" single --workload random --constraints 27
+expect_fail "--workload random at 2^27 (porep only)"
 run "$BENCH" single --workload sha
 expect_usage "--workload sha (not a workload)"
+run "$BENCH" single --backend tpu
+expect_usage "--backend tpu (not a backend)"
+# --backend auto proves on whatever is there; gpu is refused where there is no device (CI has none)
+run "$BENCH" single "${TINY[@]}" --backend auto
+expect 0 "--backend auto: exit 0"
+expect_out '^  proofs +1 ok, 0 failed' "--backend auto: 1 ok"
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    run "$BENCH" single "${TINY[@]}" --backend gpu
+    expect_fail "--backend gpu without a device"
+    grep -qE "no CUDA (device|backend)" "$TMP/stderr" && pass "--backend gpu: says why" ||
+        fail "--backend gpu: no reason given"
+fi
 run "$BENCH" single --workload porep --constraints 10
 expect_fail "--workload porep below its smallest scale"
 

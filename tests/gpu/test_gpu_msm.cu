@@ -8,8 +8,10 @@
  *                                 sizes and scalar shapes, every window width,
  *                                 identity and duplicate bases, bad arguments
  *   test_gpu_msm bench [LG...]    G1 MSM at 2^LG (default 20 24 26 27) with
- *                                 uniform scalars and with a 0/1-heavy witness
- *                                 shape, G2 at 2^24 (or the largest LG <= 24);
+ *                                 uniform scalars below 2^254, uniform below r
+ *                                 (H's shape: the top window is a carry) and a
+ *                                 0/1-heavy witness shape; G2 at 2^24 (or the
+ *                                 largest LG <= 24) below r;
  *                                 median of 5 after a warm-up; each size's last
  *                                 result checked against the closed form below
  *
@@ -161,9 +163,9 @@ template <int G> static void oracle(typename grp<G>::J *out, const cuzk_fr *k, s
     grp<G>::mul_fr(out, &g, &s);
 }
 
-enum { SH_UNIFORM, SH_SPLIT, SH_TWOS, SH_ONES, SH_ZEROS, SH_SMALL_NEG, SH_PR_WITNESS, SH_COUNT };
+enum { SH_UNIFORM, SH_SPLIT, SH_TWOS, SH_ONES, SH_ZEROS, SH_SMALL_NEG, SH_PR_WITNESS, SH_FULL, SH_COUNT };
 static const char *shape_name[] = {"uniform", "split 50/45/5", "all 2", "all 1", "all 0", "small/-1 mix",
-                                   "witness 50/49/1"};
+                                   "witness 50/49/1", "uniform < r"};
 
 /* Fresh random scalars of a shape. */
 struct scal_ctx {
@@ -195,6 +197,10 @@ static void scal_task(void *vctx, size_t task, int worker)
         cuzk_fr *k = &c->k[i];
         switch (c->shape) {
         case SH_UNIFORM: cuzk_fr_from_canonical(k, w); break;
+        case SH_FULL: /* below r through the top word, so bit 254 is set about half the time (H's scalars) */
+            w[3] = splitmix(&s) % 0x73eda753299d7d48ull;
+            cuzk_fr_from_canonical(k, w);
+            break;
         case SH_SPLIT:
             if (u < 50)
                 *k = CUZK_FR_ZERO;
@@ -432,13 +438,13 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "bench: size 2^%u outside 2^10..2^28\n", lgs[i]);
             return 2;
         }
-        int shapes[] = {SH_UNIFORM, SH_PR_WITNESS};
-        bench_group<1>(lgs[i], shapes, lgs[i] >= 26 ? 2 : 1);
+        int shapes[] = {SH_UNIFORM, SH_FULL, SH_PR_WITNESS};
+        bench_group<1>(lgs[i], shapes, 3);
         if (lgs[i] <= 24 && lgs[i] > g2lg)
             g2lg = lgs[i];
     }
     if (g2lg) {
-        int shapes[] = {SH_UNIFORM};
+        int shapes[] = {SH_FULL};
         bench_group<2>(g2lg, shapes, 1);
     }
     return test_finish("test_gpu_msm bench");

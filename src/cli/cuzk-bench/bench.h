@@ -20,6 +20,7 @@
 
 #include "cuzk/cs.h"
 #include "cuzk/engine.h"
+#include "cuzk/setup.h"
 #include "cuzk/groth16.h"
 
 #ifndef CUZK_VERSION
@@ -43,6 +44,7 @@ typedef struct {
     cuzk_engine_config cfg; /* synth_workers, gpu_workers, gpu_threads, post_workers, devices,
                                queue_depth, pool_idle, budget, flags */
     const char *timeline;   /* --timeline FILE, or NULL */
+    const cuzk_setup_accel *setup_accel; /* where the workload's key is made: NULL = CPU (--backend gpu: GPU) */
 } bench_opts;
 
 /* A workload: a circuit, its key and the witness of every partition. */

@@ -19,9 +19,18 @@
 #include <string.h>
 
 #include "bench.h"
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu.h"
+#include "cuzk/gpu_prove.h"
+#include "cuzk/gpu_setup.h"
+#define BENCH_NO_GPU "no CUDA device is present"
+#else
+#define BENCH_NO_GPU "this build has no CUDA backend (configure where nvcc is installed)"
+#endif
 
 enum {
     F_WORKLOAD,
+    F_BACKEND,
     F_PARTITIONS,
     F_CONSTRAINTS,
     F_SYNTH,
@@ -47,8 +56,9 @@ static const struct {
     const char *name, *alias, *arg, *help;
 } FLAGS[F_NFLAGS] = {
     [F_WORKLOAD] = {"--workload", NULL, "NAME", "what to prove: random (default) or porep (PoRep-shaped, scale 2^-(27 - LG))"},
+    [F_BACKEND] = {"--backend", NULL, "NAME", "cpu (default); gpu: proofs and the workload's key on the CUDA device; auto: gpu where there is one"},
     [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
-    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26 (default 10)"},
+    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
     [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
     [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
@@ -217,8 +227,31 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
         o->workload = v;
         break;
     }
+    case F_BACKEND:
+        if (!strcmp(v, "cpu")) {
+            o->cfg.backend = cuzk_engine_backend_cpu();
+            o->setup_accel = NULL;
+        } else if (!strcmp(v, "gpu") || !strcmp(v, "auto")) {
+            const cuzk_engine_backend *gpu = NULL;
+#ifdef CUZK_HAVE_GPU
+            if (cuzk_gpu_device_count() > 0)
+                gpu = cuzk_engine_backend_gpu();
+#endif
+            if (!gpu && !strcmp(v, "gpu")) {
+                /* a well-formed request this machine cannot serve: a failure, not a usage error */
+                fprintf(stderr, "cuzk-bench: --backend gpu: %s\n", BENCH_NO_GPU);
+                return BENCH_FAIL;
+            }
+            o->cfg.backend = gpu ? gpu : cuzk_engine_backend_cpu();
+#ifdef CUZK_HAVE_GPU
+            o->setup_accel = gpu ? cuzk_gpu_setup_accel() : NULL; /* the key is made on the device too */
+#endif
+        } else {
+            return usage_error(c, "--backend expects cpu, gpu or auto, not '%s'", v);
+        }
+        break;
     case F_PARTITIONS: INT_FLAG(1, 1024) o->partitions = (uint32_t)x; break;
-    case F_CONSTRAINTS: INT_FLAG(2, 26) o->constraints_lg = (unsigned)x; break;
+    case F_CONSTRAINTS: INT_FLAG(2, 27) o->constraints_lg = (unsigned)x; break;
     case F_SYNTH: INT_FLAG(1, 1024) o->cfg.synth_workers = (int)x; break;
     case F_GPU_WORKERS: INT_FLAG(1, 64) o->cfg.gpu_workers = (int)x; break;
     case F_THREADS: INT_FLAG(1, 4096) o->cfg.gpu_threads = (int)x; break;

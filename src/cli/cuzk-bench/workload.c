@@ -14,8 +14,8 @@
  *            setup). Every partition proves the same witness: synthesis is
  *            a copy, so the run measures the engine and the prover.
  *   porep    the PoRep-shaped generator (cuzk/porep_synth.h) at scale
- *            2^-(27 - LG): rows about 2^LG (LG = 27 would be one full 32 GiB
- *            partition; 11..26 here), the same circuit for every partition
+ *            2^-(27 - LG): rows about 2^LG, LG in 11..27 (27 is one full
+ *            32 GiB partition), the same circuit for every partition
  *            and a different witness for each (partition p mod 10, as the
  *            ten partitions of one proof), built by the synthesis worker.
  *            Key from cuzk_groth16_setup (not a trusted setup).
@@ -60,6 +60,9 @@ static void random_free(void *user)
 
 static int random_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
 {
+    if (o->constraints_lg > 26)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "random workload: --constraints %u is above 26",
+                         o->constraints_lg);
     size_t m = (size_t)1 << o->constraints_lg;
     size_t nc = m - RANDOM_INPUTS, na = nc;
     random_state *st = calloc(1, sizeof *st);
@@ -89,7 +92,7 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
     cuzk_pool *pool = cuzk_pool_new(o->cfg.gpu_threads);
     int rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, errlen);
     if (rc == CUZK_OK)
-        rc = cuzk_groth16_setup(&w->pk, &w->cs, &tw, pool, err, errlen);
+        rc = cuzk_groth16_setup_accel(&w->pk, &w->cs, &tw, o->setup_accel, pool, err, errlen);
     cuzk_pool_free(pool);
     return rc;
 }
@@ -111,9 +114,10 @@ static int porep_synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size
 
 static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
 {
-    if (o->constraints_lg < 11 || o->constraints_lg > 26)
+    if (o->constraints_lg < 11 || o->constraints_lg > 27)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "porep workload: --constraints %u is outside 11..26 (27 - LG is the scale)",
+                         "porep workload: --constraints %u is outside 11..27 (27 - LG is the scale; 27 is "
+                         "one full 32 GiB partition)",
                          o->constraints_lg);
     porep_state *st = calloc(1, sizeof *st);
     if (!st)

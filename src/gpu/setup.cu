@@ -1,0 +1,207 @@
+/*
+ * setup.cu — fixed-base scalar multiplication on the GPU for the setup
+ * (cuzk/gpu_setup.h).
+ *
+ * Table: for the W signed c-bit windows of a scalar (msm_windows(c)), row j
+ * holds d·2^(cj)·G for d = 1 .. 2^(c-1), built on the host (one addition per
+ * entry, one batch inversion) and uploaded once per call. G1 uses c = 12
+ * (22 rows of 2048 points, 4.1 MiB), G2 c = 10 (26 rows of 512, 2.5 MiB):
+ * both stay in L2, and a scalar costs W mixed additions.
+ *
+ * Kernel: one thread per scalar: out of Montgomery form, signed digit of
+ * each window (the MSM's recoding, msm_impl.cuh), y or -y of the row's entry
+ * selected by the sign (one addition in the code, not two: see
+ * docs/design/014), XYZZ accumulator, Jacobian out.
+ *
+ * Host: chunks of FB_CHUNK scalars go up, Jacobian points come down, and the
+ * pool converts them to affine by blocks (cuzk_*_batch_to_affine: one
+ * inversion per block; the identity becomes the all-zero affine point, as on
+ * the CPU path).
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/gpu_setup.h"
+#include "gpu/msm_impl.cuh"
+
+#define FB_CHUNK ((size_t)1 << 22)
+/* A failed CUDA call: the status and message, then the common exit that frees everything. */
+#define CUG(call, what)                                                                                      \
+    do {                                                                                                     \
+        cudaError_t e_ = (call);                                                                             \
+        if (e_ != cudaSuccess) {                                                                             \
+            cudaGetLastError();                                                                              \
+            rc = cuzk_fail(err, errlen, e_ == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,            \
+                           "gpu setup: %s failed: %s (%s)", what, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+            goto out;                                                                                        \
+        }                                                                                                    \
+    } while (0)
+#define FB_BLOCK 4096 /* points per host affine-conversion task */
+
+template <class F> struct fb_host;
+template <> struct fb_host<fp_t> {
+    typedef cuzk_g1 J;
+    typedef cuzk_g1_affine A;
+    typedef cuzk_fp FE;
+    enum { C = 12 };
+    static const A *gen() { return &CUZK_G1_GENERATOR; }
+    static void from_affine(J *r, const A *a) { cuzk_g1_from_affine(r, a); }
+    static void add(J *r, const J *a, const J *b) { cuzk_g1_add(r, a, b); }
+    static void dbl(J *r, const J *a) { cuzk_g1_dbl(r, a); }
+    static void batch(A *o, const J *i, size_t n, FE *s) { cuzk_g1_batch_to_affine(o, i, n, s); }
+};
+template <> struct fb_host<fp2_t> {
+    typedef cuzk_g2 J;
+    typedef cuzk_g2_affine A;
+    typedef cuzk_fp2 FE;
+    enum { C = 10 };
+    static const A *gen() { return &CUZK_G2_GENERATOR; }
+    static void from_affine(J *r, const A *a) { cuzk_g2_from_affine(r, a); }
+    static void add(J *r, const J *a, const J *b) { cuzk_g2_add(r, a, b); }
+    static void dbl(J *r, const J *a) { cuzk_g2_dbl(r, a); }
+    static void batch(A *o, const J *i, size_t n, FE *s) { cuzk_g2_batch_to_affine(o, i, n, s); }
+};
+
+template <class F>
+__global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
+    k_fixed_base(const ec_affine<F> *__restrict__ table, unsigned c, unsigned W, const fr_t *__restrict__ k,
+                 size_t n, ec_jac<F> *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fr_t raw1;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        raw1.v[w] = w == 0;
+    fr_t a = fr_mul(fr_load(k + i), raw1); /* canonical */
+    size_t nent = (size_t)1 << (c - 1);
+    ec_xyzz<F> acc;
+    ec_xyzz_set_identity(acc);
+    for (unsigned w = 0; w < W; w++) {
+        int32_t d = signed_digit(a.v, w, c);
+        if (d == 0)
+            continue;
+        ec_affine<F> p = table[w * nent + (size_t)(d < 0 ? -d : d) - 1];
+        F y = p.y, ny = f_neg(p.y);
+        if (d < 0)
+            y = ny;
+        ec_xyzz_madd(acc, p.x, y);
+    }
+    ec_jac<F> r;
+    ec_xyzz_to_jac(r, acc);
+    out[i] = r;
+}
+
+template <class F> struct fb_conv_ctx {
+    typedef fb_host<F> H;
+    typename H::A *out;
+    const typename H::J *in;
+    size_t n;
+    typename H::FE *scratch; /* FB_BLOCK per worker */
+};
+
+template <class F> static void fb_conv_task(void *arg, size_t task, int worker)
+{
+    fb_conv_ctx<F> *x = (fb_conv_ctx<F> *)arg;
+    size_t lo = task * FB_BLOCK, cnt = x->n - lo < FB_BLOCK ? x->n - lo : FB_BLOCK;
+    fb_host<F>::batch(x->out + lo, x->in + lo, cnt, x->scratch + (size_t)worker * FB_BLOCK);
+}
+
+template <class F>
+static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
+                          size_t errlen)
+{
+    typedef fb_host<F> H;
+    typedef typename H::J J;
+    typedef typename H::A A;
+    if (n == 0)
+        return CUZK_OK;
+    if (!out || !k)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu setup: missing scalars or output");
+    const unsigned c = H::C, W = msm_windows(c);
+    const size_t nent = (size_t)1 << (c - 1), chunk = n < FB_CHUNK ? n : FB_CHUNK;
+    int nthreads = cuzk_pool_size(pool);
+    if (nthreads < 1)
+        nthreads = 1;
+
+    /* host table: row j = d·B_j for d = 1..nent, B_j = 2^(cj) G */
+    J *tj = (J *)malloc((size_t)W * nent * sizeof(J));
+    A *ta = (A *)malloc((size_t)W * nent * sizeof(A));
+    J *hj = NULL;
+    typename H::FE *scr = (typename H::FE *)malloc((size_t)W * nent * sizeof(typename H::FE));
+    ec_affine<F> *d_table = NULL;
+    fr_t *d_k = NULL;
+    ec_jac<F> *d_out = NULL;
+    int rc = CUZK_OK;
+    if (!tj || !ta || !scr) {
+        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu setup: out of memory for the table");
+        goto out;
+    }
+    {
+        J base;
+        H::from_affine(&base, H::gen());
+        for (unsigned j = 0; j < W; j++) {
+            J *row = tj + (size_t)j * nent;
+            row[0] = base;
+            for (size_t d = 1; d < nent; d++)
+                H::add(&row[d], &row[d - 1], &base);
+            for (unsigned t = 0; t < c; t++)
+                H::dbl(&base, &base);
+        }
+        H::batch(ta, tj, (size_t)W * nent, scr);
+    }
+    free(tj);
+    tj = NULL;
+    free(scr);
+    scr = (typename H::FE *)malloc((size_t)nthreads * FB_BLOCK * sizeof(typename H::FE));
+    hj = (J *)malloc(chunk * sizeof(J));
+    if (!scr || !hj) {
+        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu setup: out of memory for a %zu-point chunk", chunk);
+        goto out;
+    }
+    CUG(cudaMalloc(&d_table, (size_t)W * nent * sizeof(A)), "cudaMalloc (table)");
+    CUG(cudaMalloc(&d_k, chunk * sizeof(fr_t)), "cudaMalloc (scalars)");
+    CUG(cudaMalloc(&d_out, chunk * sizeof(J)), "cudaMalloc (points)");
+    CUG(cudaMemcpy(d_table, ta, (size_t)W * nent * sizeof(A), cudaMemcpyHostToDevice), "cudaMemcpy (table)");
+    for (size_t lo = 0; lo < n; lo += chunk) {
+        size_t cnt = n - lo < chunk ? n - lo : chunk;
+        CUG(cudaMemcpy(d_k, k + lo, cnt * sizeof(fr_t), cudaMemcpyHostToDevice), "cudaMemcpy (scalars)");
+        k_fixed_base<F><<<grid_for(cnt), MSM_THREADS>>>(d_table, c, W, d_k, cnt, d_out);
+        CUG(cudaGetLastError(), "k_fixed_base launch");
+        CUG(cudaMemcpy(hj, d_out, cnt * sizeof(J), cudaMemcpyDeviceToHost), "cudaMemcpy (points)");
+        fb_conv_ctx<F> cx = {out + lo, hj, cnt, scr};
+        cuzk_pool_run(pool, (cnt + FB_BLOCK - 1) / FB_BLOCK, fb_conv_task<F>, &cx);
+    }
+out:
+    if (d_table)
+        cudaFree(d_table);
+    if (d_k)
+        cudaFree(d_k);
+    if (d_out)
+        cudaFree(d_out);
+    free(tj);
+    free(ta);
+    free(scr);
+    free(hj);
+    return rc;
+}
+
+extern "C" int cuzk_gpu_g1_fixed_base_mul(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool,
+                                          char *err, size_t errlen)
+{
+    return gpu_fixed_base<fp_t>(out, k, n, pool, err, errlen);
+}
+
+extern "C" int cuzk_gpu_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool,
+                                          char *err, size_t errlen)
+{
+    return gpu_fixed_base<fp2_t>(out, k, n, pool, err, errlen);
+}
+
+extern "C" const cuzk_setup_accel *cuzk_gpu_setup_accel(void)
+{
+    static const cuzk_setup_accel a = {"gpu", cuzk_gpu_g1_fixed_base_mul, cuzk_gpu_g2_fixed_base_mul};
+    return &a;
+}

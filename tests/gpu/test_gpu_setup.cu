@@ -1,0 +1,193 @@
+/*
+ * test_gpu_setup.cu — the setup's fixed-base multiplications on the GPU
+ * (cuzk/gpu_setup.h) against the CPU's (cuzk_g1/g2_fixed_base_mul), and a
+ * whole key made with the GPU accelerator against the CPU key for the same
+ * toxic waste. Needs a CUDA device; run by scripts/gpu-check.sh.
+ *
+ *   test_gpu_setup check         fresh random scalars (plus 0, 1, -1, 2, duplicates) at sizes around
+ *                                the chunk and block boundaries: every point byte-equal to the CPU's;
+ *                                outputs poisoned first. Keys of random circuits (2^8, 2^12 domains):
+ *                                byte-equal, and a proof under the GPU-made key verifies.
+ *   test_gpu_setup bench [LG]    G1 and G2 fixed-base rates, and a 2^LG key (default 20) on both.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/cs.h"
+#include "cuzk/gpu_setup.h"
+#include "cuzk/prove.h"
+#include "cuzk/setup.h"
+#include "cuzk/verify.h"
+#include "gputest.h"
+
+static void scalars(cuzk_fr *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        test_rand_fr(&k[i]);
+    /* edge values where there is room: 0, 1, -1, 2, and a repeat */
+    if (n > 0)
+        k[0] = CUZK_FR_ZERO;
+    if (n > 1)
+        k[1] = CUZK_FR_ONE;
+    if (n > 2)
+        cuzk_fr_neg(&k[2], &CUZK_FR_ONE);
+    if (n > 3)
+        cuzk_fr_from_u64(&k[3], 2);
+    if (n > 5)
+        k[5] = k[4];
+}
+
+template <class A>
+static void compare(const char *g, size_t n, const A *gpu, const A *cpu)
+{
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&gpu[i], &cpu[i], sizeof(A)) != 0) {
+            if (first == n)
+                first = i;
+            bad++;
+        }
+    CHECK(bad == 0, "%s fixed-base n=%zu: %zu points differ from the CPU's, first at %zu", g, n, bad, first);
+}
+
+static void check_fixed_base(cuzk_pool *pool)
+{
+    char err[256];
+    const size_t g1_sizes[] = {1, 2, 7, 4095, 4097, 100003, ((size_t)1 << 22) + 5};
+    for (size_t s = 0; s < sizeof g1_sizes / sizeof g1_sizes[0]; s++) {
+        size_t n = g1_sizes[s];
+        cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
+        cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a), *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
+        scalars(k, n);
+        memset(a, 0xa5, n * sizeof *a);
+        int rc = cuzk_gpu_g1_fixed_base_mul(a, k, n, pool, err, sizeof err);
+        CHECK(rc == CUZK_OK, "gpu g1 fixed-base n=%zu: %s", n, err);
+        CHECK(cuzk_g1_fixed_base_mul(b, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g1: %s", err);
+        if (rc == CUZK_OK)
+            compare("G1", n, a, b);
+        free(k), free(a), free(b);
+    }
+    const size_t g2_sizes[] = {1, 3, 4097, 30001};
+    for (size_t s = 0; s < sizeof g2_sizes / sizeof g2_sizes[0]; s++) {
+        size_t n = g2_sizes[s];
+        cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
+        cuzk_g2_affine *a = (cuzk_g2_affine *)malloc(n * sizeof *a), *b = (cuzk_g2_affine *)malloc(n * sizeof *b);
+        scalars(k, n);
+        memset(a, 0x5a, n * sizeof *a);
+        int rc = cuzk_gpu_g2_fixed_base_mul(a, k, n, pool, err, sizeof err);
+        CHECK(rc == CUZK_OK, "gpu g2 fixed-base n=%zu: %s", n, err);
+        CHECK(cuzk_g2_fixed_base_mul(b, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g2: %s", err);
+        if (rc == CUZK_OK)
+            compare("G2", n, a, b);
+        free(k), free(a), free(b);
+    }
+    /* n = 0 does nothing; missing arrays are refused */
+    CHECK(cuzk_gpu_g1_fixed_base_mul(NULL, NULL, 0, pool, err, sizeof err) == CUZK_OK, "n = 0");
+    CHECK(cuzk_gpu_g1_fixed_base_mul(NULL, NULL, 5, pool, err, sizeof err) == CUZK_EINVAL, "NULL arrays");
+}
+
+static bool same_key(const cuzk_groth16_params *x, const cuzk_groth16_params *y)
+{
+    const cuzk_groth16_vk *a = &x->vk, *b = &y->vk;
+    bool ok = x->n_h == y->n_h && x->n_l == y->n_l && x->n_a == y->n_a && x->n_b == y->n_b && a->n_ic == b->n_ic;
+    ok = ok && !memcmp(&a->alpha_g1, &b->alpha_g1, sizeof a->alpha_g1) &&
+         !memcmp(&a->beta_g1, &b->beta_g1, sizeof a->beta_g1) && !memcmp(&a->delta_g1, &b->delta_g1, sizeof a->delta_g1) &&
+         !memcmp(&a->beta_g2, &b->beta_g2, sizeof a->beta_g2) && !memcmp(&a->gamma_g2, &b->gamma_g2, sizeof a->gamma_g2) &&
+         !memcmp(&a->delta_g2, &b->delta_g2, sizeof a->delta_g2);
+    ok = ok && !memcmp(a->ic, b->ic, a->n_ic * sizeof *a->ic) && !memcmp(x->h, y->h, x->n_h * sizeof *x->h) &&
+         !memcmp(x->l, y->l, x->n_l * sizeof *x->l) && !memcmp(x->a, y->a, x->n_a * sizeof *x->a) &&
+         !memcmp(x->b_g1, y->b_g1, x->n_b * sizeof *x->b_g1) && !memcmp(x->b_g2, y->b_g2, x->n_b * sizeof *x->b_g2);
+    return ok;
+}
+
+static void check_keys(cuzk_pool *pool)
+{
+    char err[256];
+    const unsigned lgs[] = {8, 12};
+    for (size_t t = 0; t < 2; t++) {
+        size_t nc = ((size_t)1 << lgs[t]) - 3, ni = 3, na = nc + 5;
+        cuzk_cs cs;
+        cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof *z);
+        CHECK(cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
+        cuzk_groth16_toxic tw;
+        CHECK(cuzk_groth16_toxic_random(&tw, (size_t)1 << lgs[t], err, sizeof err) == CUZK_OK, "toxic: %s", err);
+        cuzk_groth16_params cpu, gpu;
+        CHECK(cuzk_groth16_setup(&cpu, &cs, &tw, pool, err, sizeof err) == CUZK_OK, "cpu setup: %s", err);
+        int rc = cuzk_groth16_setup_accel(&gpu, &cs, &tw, cuzk_gpu_setup_accel(), pool, err, sizeof err);
+        CHECK(rc == CUZK_OK, "gpu setup 2^%u: %s", lgs[t], err);
+        if (rc == CUZK_OK) {
+            CHECK(same_key(&cpu, &gpu), "2^%u: the GPU-made key differs from the CPU's", lgs[t]);
+            cuzk_groth16_proof pr;
+            cuzk_fr r, s;
+            test_rand_fr(&r), test_rand_fr(&s);
+            CHECK(cuzk_groth16_prove(&pr, &gpu, &cs, z, &r, &s, pool, err, sizeof err) == CUZK_OK, "prove: %s",
+                  err);
+            cuzk_groth16_pvk pvk;
+            CHECK(cuzk_groth16_prepare(&pvk, &gpu.vk, err, sizeof err) == CUZK_OK, "prepare: %s", err);
+            CHECK(cuzk_groth16_verify(&pvk, z + 1, ni - 1, &pr, err, sizeof err) == CUZK_OK,
+                  "2^%u: proof under the GPU-made key does not verify: %s", lgs[t], err);
+            cuzk_groth16_params_free(&gpu);
+        }
+        cuzk_groth16_params_free(&cpu);
+        cuzk_cs_free(&cs);
+        free(z);
+    }
+}
+
+static void bench(cuzk_pool *pool, unsigned lg)
+{
+    char err[256];
+    size_t n = (size_t)1 << lg;
+    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
+    cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a);
+    cuzk_g2_affine *b = (cuzk_g2_affine *)malloc(n * sizeof *b);
+    scalars(k, n);
+    double t0 = now_s();
+    CHECK(cuzk_gpu_g1_fixed_base_mul(a, k, n, pool, err, sizeof err) == CUZK_OK, "g1: %s", err);
+    double t1 = now_s();
+    CHECK(cuzk_gpu_g2_fixed_base_mul(b, k, n, pool, err, sizeof err) == CUZK_OK, "g2: %s", err);
+    double t2 = now_s();
+    printf("| fixed-base 2^%u | G1 %.3f s (%.1f M points/s) | G2 %.3f s (%.1f M points/s) | %d host threads |\n", lg,
+           t1 - t0, n / (t1 - t0) / 1e6, t2 - t1, n / (t2 - t1) / 1e6, cuzk_pool_size(pool));
+    free(k), free(a), free(b);
+
+    size_t nc = n - 3, ni = 3, na = nc;
+    cuzk_cs cs;
+    cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof *z);
+    CHECK(cuzk_cs_random(&cs, z, ni, na, nc, 7, CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
+    cuzk_groth16_toxic tw;
+    CHECK(cuzk_groth16_toxic_random(&tw, n, err, sizeof err) == CUZK_OK, "toxic");
+    cuzk_groth16_params g, c;
+    t0 = now_s();
+    CHECK(cuzk_groth16_setup_accel(&g, &cs, &tw, cuzk_gpu_setup_accel(), pool, err, sizeof err) == CUZK_OK,
+          "gpu setup: %s", err);
+    t1 = now_s();
+    CHECK(cuzk_groth16_setup(&c, &cs, &tw, pool, err, sizeof err) == CUZK_OK, "cpu setup: %s", err);
+    t2 = now_s();
+    CHECK(same_key(&g, &c), "bench key 2^%u differs", lg);
+    printf("| setup 2^%u random BITS circuit | GPU-accelerated %.2f s | CPU %.2f s | %.1fx |\n", lg, t1 - t0, t2 - t1,
+           (t2 - t1) / (t1 - t0));
+    cuzk_groth16_params_free(&g);
+    cuzk_groth16_params_free(&c);
+    cuzk_cs_free(&cs);
+    free(z);
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "check";
+    cuzk_pool *pool = NULL;
+    if (gpu_test_start("test_gpu_setup", &pool))
+        return 2;
+    if (!strcmp(cmd, "check")) {
+        check_fixed_base(pool);
+        check_keys(pool);
+    } else if (!strcmp(cmd, "bench")) {
+        bench(pool, argc > 2 ? (unsigned)atoi(argv[2]) : 20);
+    } else {
+        fprintf(stderr, "usage: test_gpu_setup check | bench [LG]\n");
+        return 2;
+    }
+    cuzk_pool_free(pool);
+    return test_finish("test_gpu_setup");
+}
