@@ -1,8 +1,9 @@
 /*
  * bench.c — benchmarks of the arithmetic and the CPU kernels, one named entry
  * per operation: fields (Fp, Fr, Fp2), curve operations (G1, G2), the
- * pairing, G1 MSM at 2^16 and 2^20 points and the Fr NTT at 2^20, the last two
- * on one thread and on all threads.
+ * pairing, G1 MSM at 2^16 and 2^20 points (the planner's choice, and the
+ * XYZZ bucket method forced as the baseline of the affine one) and the Fr NTT
+ * at 2^20, the last two on one thread and on all threads.
  *
  * Usage: bench [--list] [--reps N] [--ms T] [--cpu C] [NAME_OR_PREFIX ...]
  * With no names every entry runs. A name selects the entry of that name or,
@@ -350,6 +351,7 @@ static void run_final_exp(uint64_t n)
 /* Points P_i = P_{i-1} + Q_(i mod 8) (random Q), scalars uniform below r. */
 static cuzk_g1_affine *msm_bases;
 static cuzk_fr *msm_scalars;
+static uint64_t (*msm_canon)[4]; /* the same scalars as canonical limbs */
 static size_t msm_n;
 static cuzk_pool *pool_all;
 
@@ -357,8 +359,10 @@ static void free_msm(void)
 {
     free(msm_bases);
     free(msm_scalars);
+    free(msm_canon);
     msm_bases = NULL;
     msm_scalars = NULL;
+    msm_canon = NULL;
     msm_n = 0;
 }
 
@@ -372,7 +376,8 @@ static int setup_msm(size_t n)
     cuzk_fp *scratch = malloc(n * sizeof *scratch);
     msm_bases = malloc(n * sizeof *msm_bases);
     msm_scalars = malloc(n * sizeof *msm_scalars);
-    if (!jac || !scratch || !msm_bases || !msm_scalars) {
+    msm_canon = malloc(n * sizeof *msm_canon);
+    if (!jac || !scratch || !msm_bases || !msm_scalars || !msm_canon) {
         free(jac);
         free(scratch);
         free_msm();
@@ -382,8 +387,10 @@ static int setup_msm(size_t n)
     for (size_t i = 1; i < n; i++)
         cuzk_g1_add_affine(&jac[i], &jac[i - 1], &g1q[i & 7]);
     cuzk_g1_batch_to_affine(msm_bases, jac, n, scratch);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         rand_fr(&msm_scalars[i]);
+        cuzk_fr_to_canonical(msm_canon[i], &msm_scalars[i]);
+    }
     free(jac);
     free(scratch);
     msm_n = n;
@@ -436,6 +443,31 @@ static void run_msm_1(uint64_t n)
 static void run_msm_all(uint64_t n)
 {
     run_msm(n, pool_all);
+}
+
+/* The XYZZ bucket method forced, with its own planned window (canonical scalars). */
+static void run_msm_xyzz(uint64_t n, cuzk_pool *pool)
+{
+    cuzk_g1 out;
+    cuzk_g1_set_identity(&out);
+    for (uint64_t i = 0; i < n; i++) {
+        if (cuzk_g1_msm_tuned_buckets(&out, msm_bases, (const uint64_t(*)[4])msm_canon, msm_n, 0, 0,
+                                      CUZK_MSM_BUCKETS_XYZZ, pool) != CUZK_OK) {
+            fprintf(stderr, "bench: cuzk_g1_msm_tuned_buckets failed\n");
+            exit(1);
+        }
+        msm_canon[0][0] ^= out.X.l[0] & 0xff;
+    }
+    bench_sink = out.X.l[0];
+}
+
+static void run_msm_xyzz_1(uint64_t n)
+{
+    run_msm_xyzz(n, NULL);
+}
+static void run_msm_xyzz_all(uint64_t n)
+{
+    run_msm_xyzz(n, pool_all);
 }
 
 static cuzk_ntt_domain ntt_dom;
@@ -523,7 +555,15 @@ static const bench_entry entries[] = {
     {"msm_g1_2^16_1t", "G1 MSM 2^16 points, 1 thread", setup_msm16, run_msm_1, NULL, 0, 5},
     {"msm_g1_2^16_all", "G1 MSM 2^16 points, all threads", setup_msm16_all, run_msm_all, NULL, 1, 5},
     {"msm_g1_2^20_1t", "G1 MSM 2^20 points, 1 thread", setup_msm20, run_msm_1, NULL, 0, 3},
-    {"msm_g1_2^20_all", "G1 MSM 2^20 points, all threads", setup_msm20_all, run_msm_all, free_msm, 1, 3},
+    {"msm_g1_2^20_all", "G1 MSM 2^20 points, all threads", setup_msm20_all, run_msm_all, NULL, 1, 3},
+    {"msm_g1_xyzz_2^16_1t", "G1 MSM 2^16, XYZZ buckets forced, 1 thread", setup_msm16, run_msm_xyzz_1, NULL,
+     0, 5},
+    {"msm_g1_xyzz_2^16_all", "G1 MSM 2^16, XYZZ buckets forced, all threads", setup_msm16_all,
+     run_msm_xyzz_all, NULL, 1, 5},
+    {"msm_g1_xyzz_2^20_1t", "G1 MSM 2^20, XYZZ buckets forced, 1 thread", setup_msm20, run_msm_xyzz_1, NULL,
+     0, 3},
+    {"msm_g1_xyzz_2^20_all", "G1 MSM 2^20, XYZZ buckets forced, all threads", setup_msm20_all,
+     run_msm_xyzz_all, free_msm, 1, 3},
     {"ntt_2^20_1t", "Fr NTT 2^20, forward, 1 thread", setup_ntt20, run_ntt_1, NULL, 0, 5},
     {"ntt_2^20_all", "Fr NTT 2^20, forward, all threads", setup_ntt20_all, run_ntt_all, NULL, 1, 5},
 };
@@ -564,7 +604,7 @@ static void print_time(double ns)
 static void run_entry(const bench_entry *e, int reps, double target_ns)
 {
     if (e->setup && e->setup() != 0) {
-        printf("%-18s skipped (setup failed)\n", e->name);
+        printf("%-21s skipped (setup failed)\n", e->name);
         return;
     }
     uint64_t n = 1;
@@ -583,7 +623,7 @@ static void run_entry(const bench_entry *e, int reps, double target_ns)
     for (int i = 0; i < reps; i++)
         per[i] = time_run(e, n) / (double)n;
     qsort(per, reps, sizeof per[0], cmp_double);
-    printf("%-18s", e->name);
+    printf("%-21s", e->name);
     print_time(per[0]);
     print_time(per[reps / 2]);
     printf("   n=%-10llu %s\n", (unsigned long long)n, e->what);
@@ -616,7 +656,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--list")) {
             for (size_t k = 0; k < NENTRIES; k++)
-                printf("%-18s %s\n", entries[k].name, entries[k].what);
+                printf("%-21s %s\n", entries[k].name, entries[k].what);
             return 0;
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
@@ -649,7 +689,7 @@ int main(int argc, char **argv)
            cuzk_arith_asm_active() ? "x86-64 MULX/ADX" : "portable C",
            cuzk_arith_asm_compiled() ? "yes" : "no", cuzk_arith_cpu_has_adx() ? "yes" : "no");
     printf("# pinned to cpu %d; %d reps of ~%.0f ms after 1 warm-up\n", cpu, reps, target_ms);
-    printf("%-18s %13s %13s\n", "# name", "best/op", "median/op");
+    printf("%-21s %13s %13s\n", "# name", "best/op", "median/op");
     int ran = 0;
     for (size_t i = 0; i < NENTRIES; i++) {
         const bench_entry *e = &entries[i];

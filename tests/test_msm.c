@@ -9,16 +9,29 @@
  * Jacobian additions one by one for the bitmap sums. The digit recoding is
  * checked on its own by rebuilding every scalar from its digits.
  *
+ * Both bucket methods (XYZZ, affine batches) are run on every input that
+ * reaches them through the planner, and forced on purpose-built inputs that
+ * drive the affine method through each of its paths: an addition, P + P and
+ * P + (-P) inside a batch, a bucket already in the batch (the pending list),
+ * a full pending list (the XYZZ overflow buckets), the short last batch, and
+ * identity bases; those are checked against plain double-and-add
+ * (T(dbl_add_msm)), and one fixed 777-point G1 input against the result of
+ * @noble/curves (test_noble_case).
+ *
  * The group-generic checks are written once, below the #else, and compiled
  * twice by including this file into itself with TG = g1 and TG = g2.
  *
  * CUZK_MSM_BENCH=<log2 n> turns the executable into a benchmark instead
  * (result still checked): the MSM of 2^log2n random points and scalars with
  * the automatic plan on each thread count of CUZK_MSM_BENCH_THREADS (default
- * "1,2"), with the windows of CUZK_MSM_BENCH_C (e.g. "12,13,14", first thread
- * count), then the batch-affine sum against the XYZZ sum. G1 unless
+ * "1,2"); on the first thread count also each bucket method forced, with the
+ * planner's window for it and with the windows of CUZK_MSM_BENCH_C (e.g.
+ * "12,13,14"); then the batch-affine sum against the XYZZ sum. G1 unless
  * CUZK_MSM_BENCH_GROUP=g2; CUZK_MSM_BENCH_REPS timed runs each (default 2,
- * the best is reported).
+ * the best is reported). CUZK_MSM_BENCH_ALT=<rounds> (at most 64) instead
+ * runs the XYZZ and the affine bucket methods alternately on each thread
+ * count and reports the best and median of each: the steadier comparison on
+ * a shared machine.
  */
 #ifndef TEST_MSM_GENERIC
 
@@ -206,12 +219,21 @@ static void test_window_rule(void)
         CHECK(c >= 1 && c <= CUZK_MSM_MAX_WINDOW, "window %u for 2^%d", c, lg);
         CHECK(lg < 4 || c >= prev, "window shrinks from %u to %u at 2^%d (1 thread)", prev, c, lg);
         prev = c;
-        for (int t = 2; t <= 256; t *= 2) {
+        for (int t = 1; t <= 256; t *= 2) {
             unsigned c1 = cuzk_g1_msm_window(n, t), c2 = cuzk_g2_msm_window(n, t);
+            cuzk_msm_buckets m1 = cuzk_g1_msm_buckets(n, t), m2 = cuzk_g2_msm_buckets(n, t);
             CHECK(c1 >= 1 && c1 <= CUZK_MSM_MAX_WINDOW && c2 >= 1 && c2 <= CUZK_MSM_MAX_WINDOW,
                   "window %u / %u for 2^%d, %d threads", c1, c2, lg, t);
-            CHECK((size_t)t * ((size_t)1 << (c1 - 1)) * sizeof(cuzk_g1_xyzz) <= (size_t)512 << 20 &&
-                      (size_t)t * ((size_t)1 << (c2 - 1)) * sizeof(cuzk_g2_xyzz) <= (size_t)512 << 20,
+            CHECK((m1 == CUZK_MSM_BUCKETS_XYZZ || m1 == CUZK_MSM_BUCKETS_AFFINE) &&
+                      (m2 == CUZK_MSM_BUCKETS_XYZZ || m2 == CUZK_MSM_BUCKETS_AFFINE),
+                  "bucket method %d / %d for 2^%d, %d threads", m1, m2, lg, t);
+            /* an affine bucket also holds an XYZZ overflow bucket and a flag byte */
+            size_t b1 = m1 == CUZK_MSM_BUCKETS_AFFINE ? sizeof(cuzk_g1_affine) + sizeof(cuzk_g1_xyzz) + 1
+                                                      : sizeof(cuzk_g1_xyzz);
+            size_t b2 = m2 == CUZK_MSM_BUCKETS_AFFINE ? sizeof(cuzk_g2_affine) + sizeof(cuzk_g2_xyzz) + 1
+                                                      : sizeof(cuzk_g2_xyzz);
+            CHECK((size_t)t * ((size_t)1 << (c1 - 1)) * b1 <= (size_t)512 << 20 &&
+                      (size_t)t * ((size_t)1 << (c2 - 1)) * b2 <= (size_t)512 << 20,
                   "buckets over 512 MiB for 2^%d, %d threads", lg, t);
         }
     }
@@ -272,6 +294,91 @@ typedef struct {
 #undef TF
 #undef TGEN
 
+/* ---- one fixed G1 input against @noble/curves ----------------------------- */
+
+/* splitmix64 from a fixed state: the same sequence as the generator script in
+ * docs/design/017-cpu-msm-batch-affine.md. */
+static uint64_t noble_state;
+
+static uint64_t noble_next(void)
+{
+    uint64_t z = (noble_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Four outputs as one little-endian 256-bit integer, reduced mod r. */
+static void noble_next_fr(cuzk_fr *r)
+{
+    uint8_t b[32];
+    for (int l = 0; l < 4; l++) {
+        uint64_t v = noble_next();
+        for (int i = 0; i < 8; i++)
+            b[8 * l + i] = (uint8_t)(v >> (8 * i));
+    }
+    cuzk_fr_from_le32_reduce(r, b);
+}
+
+/* sum [k_i][a_i]G over 777 points with a_i, k_i drawn alternately from the
+ * sequence; then a_5 = a_3, a_6 = -a_3, k_0 = 0, k_1 = 1, k_2 = r - 1,
+ * k_7 = k_8. The expected affine point is @noble/curves 2.4.0's (its
+ * Point.multiply sum and its pippenger() agreed). */
+static void test_noble_case(void)
+{
+    enum { N = 777 };
+    static const char want_x[] =
+        "0e252db6575a6f6362fc81902bb2b1aee2b88a0cbb4972cf5a078778b512e1a887ab1cebd4b302fd2df2f"
+        "17e70ce3cba";
+    static const char want_y[] =
+        "15a00a2b3b76751e00c57b43ae3b39531489c40112949d1e573e374e6c45cfe5194bcc13024cc7682de03"
+        "4adb309bddc";
+    cuzk_fr *a = xmalloc(N * sizeof *a), *k = xmalloc(N * sizeof *k);
+    cuzk_g1_affine *p = xmalloc(N * sizeof *p);
+    uint64_t(*kc)[4] = xmalloc(N * sizeof *kc);
+    noble_state = 0x6d736d2d6e6f626cull;
+    for (int i = 0; i < N; i++) {
+        noble_next_fr(&a[i]);
+        noble_next_fr(&k[i]);
+    }
+    a[5] = a[3];
+    cuzk_fr_neg(&a[6], &a[3]);
+    k[0] = CUZK_FR_ZERO;
+    k[1] = CUZK_FR_ONE;
+    fr_r_minus(&k[2], 1);
+    k[7] = k[8];
+    for (int i = 0; i < N; i++) {
+        cuzk_g1 t;
+        cuzk_g1_from_affine(&t, &CUZK_G1_GENERATOR);
+        cuzk_g1_mul_fr(&t, &t, &a[i]);
+        cuzk_g1_to_affine(&p[i], &t);
+        cuzk_fr_to_canonical(kc[i], &k[i]);
+    }
+    cuzk_g1_affine wa;
+    cuzk_g1 want, got;
+    CHECK(hex_fp(&wa.x, want_x) && hex_fp(&wa.y, want_y) && cuzk_g1_affine_on_curve(&wa),
+          "noble point decodes");
+    cuzk_g1_from_affine(&want, &wa);
+    int rc = cuzk_g1_msm(&got, p, k, N, NULL);
+    CHECK(rc == CUZK_OK && cuzk_g1_eq(&got, &want), "g1 msm (auto plan) differs from @noble/curves");
+    cuzk_pool *pool = cuzk_pool_new(2);
+    CHECK(pool != NULL, "pool of 2");
+    static const unsigned cs[] = {0, 1, 4, 9, 13};
+    for (int m = CUZK_MSM_BUCKETS_XYZZ; m <= CUZK_MSM_BUCKETS_AFFINE; m++)
+        for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
+            for (int pi = 0; pi < (m == CUZK_MSM_BUCKETS_AFFINE ? 2 : 1); pi++) {
+                rc = cuzk_g1_msm_tuned_buckets(&got, p, (const uint64_t(*)[4])kc, N, cs[ci], 0,
+                                               (cuzk_msm_buckets)m, pi ? pool : NULL);
+                CHECK(rc == CUZK_OK && cuzk_g1_eq(&got, &want),
+                      "g1 msm buckets %d c=%u pool=%d differs from @noble/curves", m, cs[ci], pi ? 2 : 1);
+            }
+    cuzk_pool_free(pool);
+    free(a);
+    free(k);
+    free(p);
+    free(kc);
+}
+
 int main(void)
 {
     test_rng_init("test_msm");
@@ -290,6 +397,9 @@ int main(void)
     printf("  recoding: %.1f s\n", now_s() - t0);
     g1_run_all();
     g2_run_all();
+    t0 = now_s();
+    test_noble_case();
+    printf("  g1 @noble/curves case: %.1f s\n", now_s() - t0);
     return test_finish("test_msm");
 }
 
@@ -394,6 +504,168 @@ static void T(check_msm)(const AFF *p, const cuzk_fr *k, size_t n, cuzk_pool *po
     free(kc);
 }
 
+/* ---- bucket methods ------------------------------------------------------- */
+
+/* sum [k_i]P_i with plain double-and-add over the 255 bits of each canonical
+ * scalar (Jacobian doubling and mixed addition): no windows, no buckets. */
+static void T(dbl_add_msm)(PT *out, const AFF *p, const cuzk_fr *k, size_t n)
+{
+    GOP(set_identity)(out);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t kc[4];
+        cuzk_fr_to_canonical(kc, &k[i]);
+        PT t;
+        GOP(set_identity)(&t);
+        for (int bit = 254; bit >= 0; bit--) {
+            GOP(dbl)(&t, &t);
+            if ((kc[bit / 64] >> (bit % 64)) & 1)
+                GOP(add_affine)(&t, &t, &p[i]);
+        }
+        GOP(add)(out, out, &t);
+    }
+}
+
+/* Forced (method, window) pairs on one input, single thread and then the
+ * npools pools (the second with 3 point ranges per window); every run has
+ * several tasks per worker, so per-worker state must come back clean. */
+static void T(check_methods)(const AFF *p, const cuzk_fr *k, size_t n, const unsigned *cs, size_t ncs,
+                             cuzk_pool *const *pools, int npools, const PT *want, const char *what)
+{
+    uint64_t(*kc)[4] = xmalloc((n ? n : 1) * sizeof *kc);
+    for (size_t i = 0; i < n; i++)
+        cuzk_fr_to_canonical(kc[i], &k[i]);
+    for (int m = CUZK_MSM_BUCKETS_XYZZ; m <= CUZK_MSM_BUCKETS_AFFINE; m++)
+        for (size_t ci = 0; ci < ncs; ci++)
+            for (int pi = 0; pi <= npools; pi++) {
+                if (pi && m == CUZK_MSM_BUCKETS_XYZZ)
+                    continue; /* the XYZZ method's threading is covered by T(test_threads) */
+                PT got;
+                cuzk_pool *pool = pi ? pools[pi - 1] : NULL;
+                int rc = GOP(msm_tuned_buckets)(&got, p, (const uint64_t(*)[4])kc, n, cs[ci], pi == 2 ? 3 : 0,
+                                                (cuzk_msm_buckets)m, pool);
+                CHECK(rc == CUZK_OK && GOP(eq)(&got, want),
+                      "%s msm %s n=%zu %s c=%u threads=%d: rc %d, wrong sum", STR(TG), what, n,
+                      m == CUZK_MSM_BUCKETS_AFFINE ? "affine" : "xyzz", cs[ci], cuzk_pool_size(pool), rc);
+            }
+    free(kc);
+}
+
+/* Inputs that drive the affine buckets through every path, against
+ * double-and-add. Windows: 1 and 2 (one or two buckets: every base after the
+ * first waits or overflows), 5 (batches of 8), 10 and 13 (batches of 256:
+ * n around 256 and 512 fills the batch and the pending list exactly). */
+static void T(test_buckets)(void)
+{
+    static const unsigned cs[] = {1, 2, 5, 10, 13};
+    static const size_t sizes[] = {1, 2, 3, 17, 255, 256, 257, 511, 512, 513, 1000};
+    size_t nmax = 1000, nsizes = sizeof sizes / sizeof sizes[0];
+    bool g2 = IS_G2;
+    cuzk_pool *pools[2] = {cuzk_pool_new(2), cuzk_pool_new(3)};
+    CHECK(pools[0] && pools[1], "pools of 2 and 3");
+    AFF *p = xmalloc(nmax * sizeof *p), *pick = xmalloc(4 * sizeof *pick), q;
+    cuzk_fr *k = xmalloc(nmax * sizeof *k), a;
+    PT want, t;
+    T(rand_point)(&q, &a);
+    pick[0] = q;
+    GOP(affine_neg)(&pick[1], &q);
+    GOP(from_affine)(&t, &q);
+    GOP(dbl)(&t, &t);
+    GOP(to_affine)(&pick[2], &t);
+    memset(&pick[3], 0, sizeof pick[3]);
+
+    for (size_t si = 0; si < nsizes; si++) {
+        size_t n = sizes[si];
+        if (g2 && n > 300 && n != 513)
+            continue; /* G2 shares the code: the sizes that fill a batch and the pending list suffice */
+        int shape = (int)(si % 6);
+        const char *what = "";
+        switch (shape) {
+        case 0: /* distinct bases, random scalars: mostly plain additions */
+            T(rand_bases)(p, n, false);
+            for (size_t i = 0; i < n; i++)
+                test_rand_fr(&k[i]);
+            what = "random";
+            break;
+        case 1: /* one base: equal digits meet as P + P, then 2P + P, ... */
+            for (size_t i = 0; i < n; i++) {
+                p[i] = q;
+                test_rand_fr(&k[i]);
+            }
+            what = "duplicate bases";
+            break;
+        case 2: /* one scalar for all: one bucket per window, the pending list fills and overflows */
+            T(rand_bases)(p, n, true);
+            test_rand_fr(&k[0]);
+            for (size_t i = 1; i < n; i++)
+                k[i] = k[0];
+            what = "all-equal scalars";
+            break;
+        case 3: /* {Q, -Q, 2Q, O} with scalars from {0, 1, r-1, k}: cancellations, doublings, identities */
+            test_rand_fr(&a);
+            for (size_t i = 0; i < n; i++) {
+                p[i] = pick[test_rand64() % 4];
+                uint64_t u = test_rand64() % 4;
+                if (u == 0)
+                    k[i] = CUZK_FR_ZERO;
+                else if (u == 1)
+                    k[i] = CUZK_FR_ONE;
+                else if (u == 2)
+                    fr_r_minus(&k[i], 1);
+                else
+                    k[i] = a;
+            }
+            what = "{Q,-Q,2Q,O} x {0,1,r-1,k}";
+            break;
+        case 4: /* P, -P with equal scalars: every addition in the batch cancels, the sum is O */
+            for (size_t i = 0; i + 1 < n; i += 2) {
+                T(rand_point)(&p[i], &a);
+                GOP(affine_neg)(&p[i + 1], &p[i]);
+                test_rand_fr(&k[i]);
+                k[i + 1] = k[i];
+            }
+            if (n % 2) {
+                T(rand_point)(&p[n - 1], &a);
+                test_rand_fr(&k[n - 1]);
+            }
+            what = "P, -P pairs";
+            break;
+        default: /* one base and its negation, one scalar: the cancelling pairs share one bucket */
+            test_rand_fr(&a);
+            for (size_t i = 0; i < n; i++) {
+                p[i] = i % 3 == 2 ? pick[1] : q;
+                k[i] = a;
+            }
+            what = "Q, Q, -Q, one scalar";
+            break;
+        }
+        T(dbl_add_msm)(&want, p, k, n);
+        /* c = 1 and 2 (a batch of one: an inversion per addition) only up to 257 points, c = 13 only
+         * where n fills its batches: below that its 4096-bucket reduction is all the time */
+        unsigned use[5];
+        size_t nuse = 0;
+        for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++)
+            if ((cs[ci] > 2 || n <= 257) && (cs[ci] < 13 || (n >= 255 && (!g2 || n == 513))))
+                use[nuse++] = cs[ci];
+        T(check_methods)(p, k, n, use, nuse, pools, 2, &want, what);
+    }
+
+    /* The two pair cases as the only input of a window's bucket. */
+    cuzk_fr two[2];
+    AFF pp[2] = {q, q};
+    test_rand_fr(&two[0]);
+    two[1] = two[0];
+    T(dbl_add_msm)(&want, pp, two, 2);
+    T(check_methods)(pp, two, 2, cs, 4, pools, 2, &want, "[P, P]");
+    pp[1] = pick[1];
+    GOP(set_identity)(&want);
+    T(check_methods)(pp, two, 2, cs, 4, pools, 2, &want, "[P, -P]");
+    free(p);
+    free(pick);
+    free(k);
+    cuzk_pool_free(pools[0]);
+    cuzk_pool_free(pools[1]);
+}
+
 /* Sizes 0..nmax, then a few random larger sizes, scalars of every shape. */
 static void T(test_sizes)(size_t nmax, size_t nrand, size_t randmax)
 {
@@ -478,6 +750,16 @@ static void T(test_special)(void)
     CHECK(GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, N, CUZK_MSM_MAX_WINDOW + 1, 0, NULL) ==
               CUZK_EINVAL,
           "%s msm window too large", STR(TG));
+    CHECK(GOP(msm_tuned_buckets)(&got, p, (const uint64_t(*)[4])kc, N, 0, 0, (cuzk_msm_buckets)3, NULL) ==
+                  CUZK_EINVAL &&
+              GOP(msm_tuned_buckets)(&got, p, (const uint64_t(*)[4])kc, N, 0, 0, (cuzk_msm_buckets)-1,
+                                     NULL) == CUZK_EINVAL,
+          "%s msm unknown bucket method", STR(TG));
+    CHECK(GOP(msm_tuned_buckets)(NULL, p, (const uint64_t(*)[4])kc, N, 0, 0, CUZK_MSM_BUCKETS_AFFINE, NULL) ==
+                  CUZK_EINVAL &&
+              GOP(msm_tuned_buckets)(&got, NULL, (const uint64_t(*)[4])kc, N, 0, 0, CUZK_MSM_BUCKETS_AFFINE,
+                                     NULL) == CUZK_EINVAL,
+          "%s msm affine NULL arguments", STR(TG));
     rc = GOP(msm)(&got, NULL, NULL, 0, NULL);
     CHECK(rc == CUZK_OK && GOP(is_identity)(&got), "%s msm n = 0", STR(TG));
 }
@@ -498,6 +780,12 @@ static void T(test_windows)(size_t n, unsigned cstep)
     for (unsigned c = 1; c <= CUZK_MSM_MAX_WINDOW; c += cstep) {
         int rc = GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, n, c, 0, NULL);
         CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s msm window c=%u n=%zu", STR(TG), c, n);
+        for (int m = CUZK_MSM_BUCKETS_XYZZ; m <= CUZK_MSM_BUCKETS_AFFINE && c <= 11; m++) {
+            rc =
+                GOP(msm_tuned_buckets)(&got, p, (const uint64_t(*)[4])kc, n, c, 0, (cuzk_msm_buckets)m, NULL);
+            CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s msm window c=%u n=%zu buckets %d", STR(TG), c, n,
+                  m);
+        }
     }
     free(p);
     free(k);
@@ -600,6 +888,8 @@ static void T(test_vectors)(void)
             PT want;
             GOP(from_affine)(&want, &p[n]);
             T(check_msm)(p, k, n, NULL, &want, "vector");
+            static const unsigned vcs[] = {1, 3, 9};
+            T(check_methods)(p, k, n, vcs, 3, NULL, 0, &want, "vector");
             count++;
         }
         free(p);
@@ -710,6 +1000,45 @@ static void T(test_sums)(size_t nlarge)
     free(dl);
 }
 
+static int T(cmp_double)(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The two bucket methods (each with the planner's window for it) run
+ * alternately rounds times, so that the machine's drift hits both alike;
+ * prints the best and the median wall and process CPU time of each. */
+static void T(bench_alt)(const AFF *p, const uint64_t (*kc)[4], int lg, const PT *want, cuzk_pool *pool,
+                         unsigned rounds)
+{
+    size_t n = (size_t)1 << lg;
+    double wall[2][64], cpu[2][64];
+    for (unsigned r = 0; r < rounds; r++)
+        for (int m = 0; m < 2; m++) {
+            PT got;
+            double w0 = now_s();
+            clock_t c0 = clock();
+            int rc = GOP(msm_tuned_buckets)(&got, p, kc, n, 0, 0,
+                                            m ? CUZK_MSM_BUCKETS_AFFINE : CUZK_MSM_BUCKETS_XYZZ, pool);
+            cpu[m][r] = (double)(clock() - c0) / CLOCKS_PER_SEC;
+            wall[m][r] = now_s() - w0;
+            CHECK(rc == CUZK_OK && GOP(eq)(&got, want), "bench alternating msm result");
+        }
+    for (int m = 0; m < 2; m++) {
+        qsort(wall[m], rounds, sizeof(double), T(cmp_double));
+        qsort(cpu[m], rounds, sizeof(double), T(cmp_double));
+        printf("  %s_msm  2^%d  threads %3d  %-6s  wall best %9.1f median %9.1f ms  cpu best %9.1f median "
+               "%9.1f ms\n",
+               STR(TG), lg, cuzk_pool_size(pool), m ? "affine" : "xyzz", wall[m][0] * 1e3,
+               wall[m][rounds / 2] * 1e3, cpu[m][0] * 1e3, cpu[m][rounds / 2] * 1e3);
+    }
+    printf("  %s_msm  2^%d  threads %3d  xyzz / affine: wall best %.2f, cpu best %.2f, cpu median %.2f "
+           "(%u alternating rounds)\n",
+           STR(TG), lg, cuzk_pool_size(pool), wall[0][0] / wall[1][0], cpu[0][0] / cpu[1][0],
+           cpu[0][rounds / 2] / cpu[1][rounds / 2], rounds);
+}
+
 /* Benchmark mode (see the top of the file); prints best-of-reps timings. */
 static void T(bench)(int lg)
 {
@@ -731,21 +1060,39 @@ static void T(bench)(int lg)
     T(dl_oracle)(&want, dl, k, n);
     printf("%s MSM benchmark, n = 2^%d (inputs %.1f s); best of %d, wall and process CPU time\n", STR(TG), lg,
            now_s() - t0, reps);
-    for (int ti = 0; ti < nt; ti++) {
+    unsigned alt = 0;
+    env_list("CUZK_MSM_BENCH_ALT", "0", &alt, 1);
+    for (int ti = 0; ti < nt && alt; ti++) {
+        cuzk_pool *pool = threads[ti] > 1 ? cuzk_pool_new((int)threads[ti]) : NULL;
+        T(bench_alt)(p, (const uint64_t(*)[4])kc, lg, &want, pool, alt < 64 ? alt : 64);
+        cuzk_pool_free(pool);
+    }
+    for (int ti = 0; ti < nt && !alt; ti++) {
         cuzk_pool *pool = threads[ti] > 1 ? cuzk_pool_new((int)threads[ti]) : NULL;
         bench_time bt;
         int rc = 0;
         BENCH_TIME(bt, reps, rc |= GOP(msm)(&got, p, k, n, pool));
         CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "bench msm result");
-        printf("  %s_msm  2^%d  threads %3u  c %2u auto  wall %9.1f ms  cpu %9.1f ms  %6.2f us/point\n",
-               STR(TG), lg, threads[ti], GOP(msm_window)(n, (int)threads[ti]), bt.wall * 1e3, bt.cpu * 1e3,
+        static const char *mname[] = {"auto", "xyzz", "affine"};
+        printf("  %s_msm  2^%d  threads %3u  c %2u %-6s auto  wall %9.1f ms  cpu %9.1f ms  %6.2f us/point\n",
+               STR(TG), lg, threads[ti], GOP(msm_window)(n, (int)threads[ti]),
+               mname[GOP(msm_buckets)(n, (int)threads[ti])], bt.wall * 1e3, bt.cpu * 1e3,
                bt.wall * 1e6 / (double)n);
-        for (int ci = 0; ci < nc && ti == 0; ci++) {
-            BENCH_TIME(bt, reps, rc |= GOP(msm_tuned)(&got, p, (const uint64_t(*)[4])kc, n, cs[ci], 0, pool));
-            CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "bench msm c=%u result", cs[ci]);
-            printf("  %s_msm  2^%d  threads %3u  c %2u       wall %9.1f ms  cpu %9.1f ms  %6.2f us/point\n",
-                   STR(TG), lg, threads[ti], cs[ci], bt.wall * 1e3, bt.cpu * 1e3, bt.wall * 1e6 / (double)n);
-        }
+        for (int m = CUZK_MSM_BUCKETS_XYZZ; m <= CUZK_MSM_BUCKETS_AFFINE; m++)
+            for (int ci = -1; ci < nc && ti == 0; ci++) {
+                unsigned c = ci < 0 ? 0 : cs[ci]; /* 0: the planner's window for this method */
+                BENCH_TIME(bt, reps,
+                           rc |= GOP(msm_tuned_buckets)(&got, p, (const uint64_t(*)[4])kc, n, c, 0,
+                                                        (cuzk_msm_buckets)m, pool));
+                CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "bench msm %s c=%u result", mname[m], c);
+                char cl[16] = "-";
+                if (c)
+                    snprintf(cl, sizeof cl, "%u", c);
+                printf("  %s_msm  2^%d  threads %3u  c %2s %-6s       wall %9.1f ms  cpu %9.1f ms  %6.2f "
+                       "us/point\n",
+                       STR(TG), lg, threads[ti], cl, mname[m], bt.wall * 1e3, bt.cpu * 1e3,
+                       bt.wall * 1e6 / (double)n);
+            }
         bench_time bs, bx;
         BENCH_TIME(bs, reps, rc |= GOP(sum)(&s1, p, NULL, n, pool));
         BENCH_TIME(bx, reps, rc |= GOP(sum_xyzz)(&s2, p, NULL, n, pool));
@@ -772,6 +1119,9 @@ static void T(run_all)(void)
     t0 = now_s();
     T(test_windows)(g2 ? 60 : 200, g2 ? 3 : 1);
     printf("  %s forced windows: %.1f s\n", STR(TG), now_s() - t0);
+    t0 = now_s();
+    T(test_buckets)();
+    printf("  %s bucket methods: %.1f s\n", STR(TG), now_s() - t0);
     t0 = now_s();
     static const size_t g1_sizes[] = {1, 100, 3000, 20000}, g2_sizes[] = {1, 50, 1500};
     if (g2)

@@ -4,10 +4,14 @@
  * cuzk_g1_msm() computes out = sum_i [k_i] bases[i] with Pippenger's bucket
  * method: scalars are recoded into signed c-bit digits (carry to the next
  * window), each (window, point range) task accumulates its points into
- * 2^(c-1) XYZZ buckets (a negative digit subtracts the point), the buckets are
+ * 2^(c-1) buckets (a negative digit subtracts the point), the buckets are
  * reduced by the running-sum trick, and the windows are combined by c
- * doublings each. The window size c follows from n and the thread count (see
- * cuzk_g1_msm_window() and docs/design/003-cpu-msm.md).
+ * doublings each. Buckets are either XYZZ (one mixed addition per point) or,
+ * for the larger windows, affine points updated in batches of additions that
+ * share one field inversion. The window size c and the bucket method follow
+ * from n and the thread count (see cuzk_g1_msm_window(), cuzk_g1_msm_buckets()
+ * and docs/design/003-cpu-msm.md, 017-cpu-msm-batch-affine.md); every choice
+ * gives the same group element.
  *
  * cuzk_g1_sum() adds up a subset of the bases selected by a bitmap (the
  * "scalar = 1" half of the split MSM of a Groth16 prover) with affine
@@ -34,9 +38,24 @@ extern "C" {
 /* Largest window the MSM ever uses (bucket index |digit| - 1 fits 15 bits). */
 #define CUZK_MSM_MAX_WINDOW 16
 
+/* How the MSM accumulates points into buckets: the planner's choice, XYZZ
+ * buckets with one mixed addition per point, or affine buckets updated in
+ * batches of additions to distinct buckets sharing one inversion (repeated
+ * buckets wait for the next batch or fall back to an XYZZ bucket). */
+typedef enum {
+    CUZK_MSM_BUCKETS_AUTO = 0,
+    CUZK_MSM_BUCKETS_XYZZ = 1,
+    CUZK_MSM_BUCKETS_AFFINE = 2
+} cuzk_msm_buckets;
+
 /* Window size the G1 / G2 MSM picks for n points on nthreads threads. */
 unsigned cuzk_g1_msm_window(size_t n, int nthreads);
 unsigned cuzk_g2_msm_window(size_t n, int nthreads);
+
+/* Bucket method (XYZZ or AFFINE, never AUTO) the G1 / G2 MSM picks for n points
+ * on nthreads threads. */
+cuzk_msm_buckets cuzk_g1_msm_buckets(size_t n, int nthreads);
+cuzk_msm_buckets cuzk_g2_msm_buckets(size_t n, int nthreads);
 
 /* Number of signed digits of a 255-bit scalar with window c: ceil(256 / c). */
 size_t cuzk_msm_ndigits(unsigned c);
@@ -68,6 +87,15 @@ int cuzk_g1_msm_tuned(cuzk_g1 *out, const cuzk_g1_affine *bases, const uint64_t 
                       size_t nsplit, cuzk_pool *pool);
 int cuzk_g2_msm_tuned(cuzk_g2 *out, const cuzk_g2_affine *bases, const uint64_t (*k)[4], size_t n, unsigned c,
                       size_t nsplit, cuzk_pool *pool);
+
+/* As cuzk_g1_msm_tuned with the bucket method forced too (AUTO = the
+ * planner's choice for the window); any method works with any window, the
+ * affine one with at most 2^(c-2) additions per batch when c is small. For
+ * tuning and tests. CUZK_EINVAL also for an unknown method. */
+int cuzk_g1_msm_tuned_buckets(cuzk_g1 *out, const cuzk_g1_affine *bases, const uint64_t (*k)[4], size_t n,
+                              unsigned c, size_t nsplit, cuzk_msm_buckets buckets, cuzk_pool *pool);
+int cuzk_g2_msm_tuned_buckets(cuzk_g2 *out, const cuzk_g2_affine *bases, const uint64_t (*k)[4], size_t n,
+                              unsigned c, size_t nsplit, cuzk_msm_buckets buckets, cuzk_pool *pool);
 
 /* out = sum of bases[i] over the i < n whose bit i of bitmap is set (bit i%64 of
  * word i/64, ceil(n/64) words); bitmap NULL selects every point. Batch-affine
