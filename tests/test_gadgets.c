@@ -357,6 +357,23 @@ static const struct {
     {"poseidon4", {1, 381, 377, 2573, 381, 467, 285, 1, 285}},
     {"poseidon8", {1, 513, 505, 3598, 513, 624, 384, 1, 384}},
     {"poseidon11", {1, 609, 598, 4462, 609, 738, 456, 1, 456}},
+    /* PoR paths (storage-proofs-core tests/por_circuit.rs layout) and create_label: constraints and inputs
+     * are the published numbers (1,887 / 1,164 / 1,063 / 1,377 / 1,764 / 1,593 / 1,907, private
+     * 1,886 / 1,163 / 1,062; 3 inputs, 2 private; create_label 522,269 + 3,904 input rows, the upstream
+     * test layout 532,025); aux, nnz and densities from one run of the model (r1cs.por_circuit,
+     * circuits.create_label on the same layouts) */
+    {"por-base2", {3, 1892, 1887, 12758, 1899, 2343, 1423, 1, 1410}},
+    {"por-base4", {3, 1172, 1164, 7787, 1176, 1452, 886, 1, 861}},
+    {"por-base8", {3, 1076, 1063, 7302, 1081, 1335, 815, 1, 778}},
+    {"por-sub8-2", {3, 1391, 1377, 9428, 1397, 1725, 1052, 1, 1013}},
+    {"por-top8-4-2", {3, 1781, 1764, 12023, 1788, 2208, 1347, 1, 1300}},
+    {"por-sub8-8", {3, 1613, 1593, 10952, 1620, 2001, 1222, 1, 1167}},
+    {"por-top8-8-2", {3, 1928, 1907, 13078, 1936, 2391, 1459, 1, 1402}},
+    {"por-base2-private", {2, 1892, 1886, 12757, 1898, 2342, 1423, 1, 1410}},
+    {"por-base4-private", {2, 1172, 1163, 7786, 1175, 1451, 886, 1, 861}},
+    {"por-base8-private", {2, 1076, 1062, 7301, 1080, 1334, 815, 1, 778}},
+    {"create-label", {1, 525653, 526173, 1220332, 526190, 1153101, 525637, 1, 130089}},
+    {"create-label-test", {1, 531505, 532025, 1231915, 532057, 1149345, 531504, 1, 135928}},
 };
 
 static void test_catalog(void)

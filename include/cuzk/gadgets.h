@@ -2,7 +2,8 @@
  * cuzk/gadgets.h — circuit gadgets on the builder of cuzk/csb.h: Boolean
  * bits, 32-bit words with addmany and MultiEq packing, the SHA-256 gadget,
  * field-element numbers with bit decomposition, packing, picks and the
- * Merkle insertion gadgets.
+ * Merkle insertion gadgets, the PoR (Merkle inclusion) path and the
+ * Filecoin label (create_label) with their native counterparts.
  *
  * Each gadget reproduces bellperson 0.27 / bellpepper-core 0.2 /
  * storage-proofs-core exactly: the same variables allocated in the same
@@ -180,6 +181,91 @@ int cuzk_insert_8(cuzk_csb *cs, const cuzk_num *el, const cuzk_num sib[7], const
  * 256 bits with constant 0 and bit-reversed per byte (the leaf's 32 LE bytes as a bit stream), all leaves
  * concatenated, SHA-256, output bits reversed per byte, the first 254 packed (pack_bits). n >= 1. */
 int cuzk_sha256_node_gadget(cuzk_csb *cs, const cuzk_num *leaves, size_t n, cuzk_num *out);
+
+/* ---- PoR: Merkle inclusion paths (storage-proofs-core gadgets/por.rs) ----------------------------- */
+
+/* Node hashers: Poseidon of the level's arity (neptune MerkleTree constants), or the SHA-256 node
+ * (cuzk_sha256_node_gadget: SHA-256 of the children's 32-byte LE reprs, top two bits cleared). */
+enum { CUZK_POR_POSEIDON = 0, CUZK_POR_SHA256 = 1 };
+#define CUZK_POR_MAX_LEVELS 64
+
+/* A Merkle tree as Filecoin shapes it: levels from the leaves up, the base levels (all of the base
+ * arity) first, then at most one sub level, then at most one top level; every arity 2, 4 or 8. */
+typedef struct {
+    unsigned hasher; /* CUZK_POR_POSEIDON or CUZK_POR_SHA256 */
+    unsigned n_levels;
+    uint8_t arity[CUZK_POR_MAX_LEVELS];
+} cuzk_por_shape;
+
+/* The shape of a tree of `leaves` leaves with base arity base and sub / top arities (0: no such
+ * level), as storage-proofs-core splits it: leaves = base^k · sub · top with k >= 1. CUZK_EINVAL
+ * (shape untouched) for an unknown hasher, an arity other than 2, 4 or 8, or leaves of another form. */
+int cuzk_por_shape_init(cuzk_por_shape *s, unsigned hasher, uint64_t leaves, unsigned base, unsigned sub,
+                        unsigned top);
+/* The number of leaves (the product of the arities) and of sibling values on one path
+ * (sum of arity - 1). */
+uint64_t cuzk_por_shape_leaves(const cuzk_por_shape *s);
+size_t cuzk_por_shape_siblings(const cuzk_por_shape *s);
+
+/* The witness and the wiring of one PoRCircuit. value / root are Root::Var when *_is_var (the
+ * variable is reused, no allocation) and Root::Val otherwise (a new aux holding .val). */
+typedef struct {
+    cuzk_num value;
+    bool value_is_var;
+    cuzk_num root;
+    bool root_is_var;
+    /* The leaf index; its digits (base level first, each arity's log2 bits, LSB first) are the index
+     * bits, so the packed input equals the index. Must be below the shape's leaf count. */
+    uint64_t index;
+    /* cuzk_por_shape_siblings values, level by level: the other children of the path's node in
+     * order. NULL means all zero (a blank circuit: the structure never depends on values). */
+    const cuzk_fr *siblings;
+    bool private_root; /* no root input (always so inside PoRep and PoSt) */
+} cuzk_por_args;
+
+/* PoRCircuit::synthesize: the value (alloc unless a var); per level log2(arity) AllocatedBits of the
+ * position, arity - 1 sibling allocations, insert_2/4/8, the node hash; then pack_into_inputs of all
+ * index bits, the root (alloc unless a var), equal(computed, root) and, unless private, inputize(root).
+ * Poseidon levels cost 1+2+311 / 2+8+377 / 3+22+505 rows for arity 2 / 4 / 8, SHA-256 binary levels
+ * 1+2+45,379; plus 2 (3 with a public root) per path. *computed (may be NULL) receives the computed
+ * root. CUZK_EINVAL for a bad shape, an index past the leaves or NULL arguments. */
+int cuzk_por_circuit(cuzk_csb *cs, const cuzk_por_shape *s, const cuzk_por_args *a, cuzk_num *computed);
+
+/* The native node hash of the hasher over arity (2, 4 or 8) children. CUZK_EINVAL for a bad hasher
+ * or arity, CUZK_ENOMEM when the Poseidon constants cannot be built. */
+int cuzk_por_node_hash(unsigned hasher, unsigned arity, const cuzk_fr *children, cuzk_fr *out);
+/* The native root of the path from leaf at index through siblings (laid out as in cuzk_por_args): the
+ * value the circuit computes. CUZK_EINVAL / CUZK_ENOMEM as above. */
+int cuzk_por_path_root(const cuzk_por_shape *s, const cuzk_fr *leaf, uint64_t index, const cuzk_fr *siblings,
+                       cuzk_fr *root);
+
+/* ---- create_label (storage-proofs-porep stacked/circuit/create_label.rs) ----------------------- */
+
+#define CUZK_LABEL_PARENTS 37
+
+/* reverse_bit_numbering(to_bits_le(n)): 255 AllocatedBits (256 rows), a constant 0 appended, the bits
+ * reversed within each byte: the number's 32 LE bytes as a message bit stream (bit 248 constant). */
+int cuzk_num_to_msg_bits(cuzk_csb *cs, const cuzk_num *n, cuzk_bool out[256]);
+
+/* The repetition rule of the labeling (stacked/circuit/proof.rs): 6 parents (layer 1, base parents
+ * only) give P x 6 + P[0]; 14 parents (later layers, base then expander) give P + P + P[0..9]. out
+ * receives 37 borrowed pointers into parents. CUZK_EINVAL for any other count or NULL arguments. */
+int cuzk_label_expand_parents(const cuzk_bool *const *parents, size_t n, const cuzk_bool *out[37]);
+
+/* create_label_circuit: SHA-256 of replica_id (replica_bits in 32..256, padded with constant 0 to 256)
+ * ‖ layer as 32 constant bits, big-endian ‖ node (UInt64, bits LSB first) big-endian ‖ constant zeros
+ * to 512 bits ‖ the 37 parents (256 bits each); the digest bits reversed per byte, the first 254
+ * packed (pack_bits) into *out. With allocated node bits and parent / replica_id bits from
+ * cuzk_num_to_msg_bits this is 522,269 rows. CUZK_EINVAL for a bad length or NULL arguments. */
+int cuzk_create_label(cuzk_csb *cs, const cuzk_bool *replica_id, size_t replica_bits,
+                      const cuzk_bool *const parents[37], uint32_t layer, const cuzk_bool node[64],
+                      cuzk_num *out);
+
+/* The native label (create_label/single.rs): SHA-256 of replica_id(32) ‖ layer u32 BE ‖ node u64 BE ‖
+ * 20 zero bytes ‖ the 37 parents (32 bytes each), byte 31 of the digest masked with 0x3f. label receives
+ * the masked digest, out the digest read as a little-endian field element (either may be NULL). */
+void cuzk_create_label_native(const uint8_t replica_id[32], uint32_t layer, uint64_t node,
+                              const uint8_t *const parents[37], uint8_t label[32], cuzk_fr *out);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,11 @@
  * - padding block: the second block of a 64-byte message (all constant) on a
  *   variable state;
  * - node: the whole SHA-256 Merkle node of two numbers.
+ *
+ * The PoR circuits follow storage-proofs-core's por_circuit tests (64 ·
+ * base_tree_count leaves, value and root allocated by the gadget, siblings
+ * random, the root computed natively); the create_label circuits are the
+ * labeling of a later PoRep layer and the upstream test layout.
  */
 #include "cuzk/catalog.h"
 
@@ -279,6 +284,122 @@ static void c_poseidon11(cuzk_csb *cs, rng *r, uint64_t *setup)
     c_poseidon(cs, r, setup, 11);
 }
 
+/* storage-proofs-core's PoR test layout (tests/por_circuit.rs): a Poseidon tree of 64 · base_tree_count
+ * leaves (base_tree_count = sub · top), value and root allocated by the circuit (Root::Val), random leaf
+ * index and siblings, the root computed natively so that the witness satisfies. */
+static void c_por(cuzk_csb *cs, rng *r, uint64_t *setup, unsigned base, unsigned sub, unsigned top,
+                  bool private_root)
+{
+    uint64_t count = (uint64_t)(sub ? sub : 1) * (top ? top : 1);
+    cuzk_por_shape shape;
+    if (cuzk_por_shape_init(&shape, CUZK_POR_POSEIDON, 64 * count, base, sub, top) != CUZK_OK) {
+        cuzk_csb_note(cs, CUZK_EINVAL);
+        return;
+    }
+    cuzk_fr sib[CUZK_POR_MAX_LEVELS * 7];
+    size_t ns = cuzk_por_shape_siblings(&shape);
+    cuzk_por_args a;
+    memset(&a, 0, sizeof a);
+    rng_fr(r, &a.value.val, 255);
+    for (size_t i = 0; i < ns; i++)
+        rng_fr(r, &sib[i], 255);
+    a.index = rng_next(r) % cuzk_por_shape_leaves(&shape);
+    a.siblings = sib;
+    a.private_root = private_root;
+    int rc = cuzk_por_path_root(&shape, &a.value.val, a.index, sib, &a.root.val);
+    if (rc != CUZK_OK) {
+        cuzk_csb_note(cs, rc);
+        return;
+    }
+    *setup = cuzk_csb_n_constraints(cs);
+    cuzk_por_circuit(cs, &shape, &a, NULL);
+}
+static void c_por_base2(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 2, 0, 0, false);
+}
+static void c_por_base4(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 4, 0, 0, false);
+}
+static void c_por_base8(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 0, 0, false);
+}
+static void c_por_sub8_2(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 2, 0, false);
+}
+static void c_por_top8_4_2(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 4, 2, false);
+}
+static void c_por_sub8_8(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 8, 0, false);
+}
+static void c_por_top8_8_2(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 8, 2, false);
+}
+static void c_por_base2_private(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 2, 0, 0, true);
+}
+static void c_por_base4_private(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 4, 0, 0, true);
+}
+static void c_por_base8_private(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    c_por(cs, r, setup, 8, 0, 0, true);
+}
+
+/* create_label as a later layer of the PoRep circuit lays it out: replica_id and 14 parent labels
+ * (6 base, 8 expander) as numbers through to_bits_le, the node as 64 allocated bits, layer 2, the
+ * parents repeated to 37 (P + P + P[0..9]). */
+static void c_create_label(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    cuzk_num rid, pn[14];
+    cuzk_bool rid_bits[256], node[64], pbits[14][256];
+    const cuzk_bool *pp[14], *ex[37];
+    alloc_nums(cs, r, &rid, 1);
+    cuzk_num_to_msg_bits(cs, &rid, rid_bits);
+    alloc_bits(cs, r, node, 64);
+    for (int i = 0; i < 14; i++) {
+        alloc_nums(cs, r, &pn[i], 1);
+        cuzk_num_to_msg_bits(cs, &pn[i], pbits[i]);
+        pp[i] = pbits[i];
+    }
+    cuzk_label_expand_parents(pp, 14, ex);
+    *setup = cuzk_csb_n_constraints(cs);
+    cuzk_num out;
+    cuzk_create_label(cs, rid_bits, 256, ex, 2, node, &out);
+}
+
+/* storage-proofs-porep's create_label test layout: 37 parents of 256 allocated bits each, then 256
+ * allocated replica_id bits (bytes_into_boolean_vec_be), layer 3 and node 22 as constants. */
+static void c_create_label_test(cuzk_csb *cs, rng *r, uint64_t *setup)
+{
+    cuzk_bool *bits = malloc(38 * 256 * sizeof *bits), node[64];
+    if (!bits) {
+        cuzk_csb_note(cs, CUZK_ENOMEM);
+        return;
+    }
+    const cuzk_bool *ps[37];
+    for (int p = 0; p < 37; p++) {
+        alloc_bits(cs, r, bits + 256 * p, 256);
+        ps[p] = bits + 256 * p;
+    }
+    alloc_bits(cs, r, bits + 37 * 256, 256);
+    for (int i = 0; i < 64; i++)
+        node[i] = cuzk_bool_const((22ull >> i) & 1);
+    *setup = cuzk_csb_n_constraints(cs);
+    cuzk_num out;
+    cuzk_create_label(cs, bits + 37 * 256, 256, ps, 3, node, &out);
+    free(bits);
+}
+
 static const struct {
     const char *name, *summary;
     build_fn build;
@@ -305,6 +426,21 @@ static const struct {
     {"poseidon4", "Poseidon hash of 4 numbers (377)", c_poseidon4},
     {"poseidon8", "Poseidon hash of 8 numbers (505)", c_poseidon8},
     {"poseidon11", "Poseidon hash of 11 numbers, the column hash (598)", c_poseidon11},
+    {"por-base2", "PoR path, Poseidon binary tree of 64 leaves, public root (1,887)", c_por_base2},
+    {"por-base4", "PoR path, Poseidon quad tree of 64 leaves, public root (1,164)", c_por_base4},
+    {"por-base8", "PoR path, Poseidon oct tree of 64 leaves, public root (1,063)", c_por_base8},
+    {"por-sub8-2", "PoR path, oct base + binary sub level, 128 leaves (1,377)", c_por_sub8_2},
+    {"por-top8-4-2", "PoR path, oct base + quad sub + binary top, 512 leaves (1,764)", c_por_top8_4_2},
+    {"por-sub8-8", "PoR path, oct base + oct sub level, 512 leaves (1,593)", c_por_sub8_8},
+    {"por-top8-8-2", "PoR path, oct base + oct sub + binary top, 1024 leaves (1,907)", c_por_top8_8_2},
+    {"por-base2-private", "PoR path, binary tree of 64 leaves, private root (1,886)", c_por_base2_private},
+    {"por-base4-private", "PoR path, quad tree of 64 leaves, private root (1,163)", c_por_base4_private},
+    {"por-base8-private", "PoR path, oct tree of 64 leaves, private root (1,062)", c_por_base8_private},
+    {"create-label", "Filecoin label, later layer: to_bits inputs, 37 parents from 14 (522,269)",
+     c_create_label},
+    {"create-label-test",
+     "create_label in its upstream test layout: 9,728 bit allocations + 522,297 (532,025)",
+     c_create_label_test},
 };
 enum { NCIRCUITS = sizeof CIRCUITS / sizeof CIRCUITS[0] };
 

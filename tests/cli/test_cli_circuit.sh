@@ -3,7 +3,8 @@
 #
 # `--circuit list` names every circuit; the SHA-256 and insertion circuits print the constraint counts
 # bellperson and storage-proofs-core assert (25,840 for one block from the IV, 44,874 for a 512-bit
-# message, 0 for the empty message, 22 for insert_8) and status valid; the R1CS digest does not depend
+# message, 0 for the empty message, 22 for insert_8; the PoR paths' counts of storage-proofs-core and
+# create_label's 522,269 / 532,025) and status valid; the R1CS digest does not depend
 # on the seed, the witness digest does, and no --seed means seed 1. Usage errors (unknown circuit, bad
 # or missing values, a file together with --circuit) exit 2 with a `cuzk:` line; inspecting a file
 # still works as before.
@@ -14,7 +15,9 @@ cli_init "$@"
 
 run "$CUZK" inspect --circuit list
 expect 0 "list: exit 0"
-for name in sha256-block sha256-2block sha256-blank sha256-node insert4 insert8 to-bits pack; do
+for name in sha256-block sha256-2block sha256-blank sha256-node insert4 insert8 to-bits pack \
+    por-base2 por-base4 por-base8 por-sub8-2 por-top8-4-2 por-sub8-8 por-top8-8-2 \
+    por-base2-private por-base4-private por-base8-private create-label create-label-test; do
     expect_out "^$name " "list names $name"
 done
 
@@ -35,6 +38,25 @@ expect_out 'nnz +A [0-9]+, B [0-9]+, C [0-9]+$' "insert8: nnz line"
 expect_out 'density +A aux [0-9]+, B input [0-9]+, B aux [0-9]+$' "insert8: density line"
 run "$CUZK" inspect --circuit pack
 expect_out '^  inputs +4 ' "pack: 4 inputs"
+
+# PoR paths: storage-proofs-core's published constraint and input counts (tests/por_circuit.rs)
+for spec in por-base2:1887:3 por-base4:1164:3 por-base8:1063:3 por-sub8-2:1377:3 por-top8-4-2:1764:3 \
+    por-sub8-8:1593:3 por-top8-8-2:1907:3 por-base2-private:1886:2 por-base4-private:1163:2 \
+    por-base8-private:1062:2; do
+    IFS=: read -r name rows inputs <<<"$spec"
+    run "$CUZK" inspect --circuit "$name" --seed 7
+    expect 0 "$name: exit 0"
+    expect_out "constraints +$rows \\(gadget $rows, " "$name: $rows rows"
+    expect_out "^  inputs +$inputs " "$name: $inputs inputs"
+    expect_out '^status: valid' "$name: status valid"
+done
+# create_label: 522,269 rows in the PoRep layout; 532,025 in all in the upstream test layout
+run "$CUZK" inspect --circuit create-label
+expect 0 "create-label: exit 0"
+expect_out '\(gadget 522269, ' "create-label: 522,269 gadget rows"
+expect_out '^status: valid' "create-label: status valid"
+run "$CUZK" inspect --circuit create-label-test
+expect_out 'constraints +532025 \(gadget 522297, input allocation 9728\)$' "create-label-test: 532,025 rows"
 
 digest() { grep -E "^  $1 " "$TMP/stdout" | awk '{print $NF}'; }
 run "$CUZK" inspect --circuit insert4 --seed 1
