@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what cuzk needs to build and test on Debian 12 (run as root, or with sudo available).
 # Idempotent: what is already present is left alone. Node.js and npm are needed only by the
-# tests that run snarkjs as an independent verifier (scripts/fixtures, `npm ci`). clang and its runtime
+# tests that run snarkjs as an independent verifier (scripts/fixtures, `npm ci`) and by the daemon
+# tests (tests/daemon: @grpc/grpc-js, `npm ci`). nghttp2 and protobuf-c (static libraries and the
+# protoc-c generator) build cuzkd. clang and its runtime
 # libraries (libFuzzer, the sanitizers) build the fuzz targets that scripts/fuzz.sh runs.
 set -euo pipefail
-pkgs=(build-essential cmake libgmp-dev ca-certificates clang libclang-rt-14-dev)
+pkgs=(build-essential cmake libgmp-dev ca-certificates clang libclang-rt-14-dev libnghttp2-dev libprotobuf-c-dev
+      protobuf-c-compiler)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,4 +24,8 @@ fi
 # snarkjs for the cross-checks, pinned by scripts/fixtures/package-lock.json.
 if [ ! -x scripts/fixtures/node_modules/.bin/snarkjs ]; then
   (cd scripts/fixtures && npm ci --no-audit --no-fund --loglevel=error)
+fi
+# the gRPC client of the daemon tests, pinned by tests/daemon/package-lock.json.
+if [ ! -d tests/daemon/node_modules/@grpc/grpc-js ]; then
+  (cd tests/daemon && npm ci --no-audit --no-fund --loglevel=error)
 fi

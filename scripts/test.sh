@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+# ctest runs tests/cli/test_*.sh too: test_daemon.sh starts cuzkd and drives it with the Node.js gRPC
+# tests of tests/daemon/ (both builds; under ASan a leak at the daemon's exit fails it).
 echo "== release build and tests =="
 bash scripts/build.sh release
 ctest --test-dir build --output-on-failure -j "$jobs"

@@ -360,8 +360,13 @@ static int run_report(int argc, char **argv)
     return bench_report(path, svg);
 }
 
+/* `cuzk-bench --addr ADDR <command>`: a client of a running cuzkd (remote.c). */
+int bench_remote(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
+        return bench_remote(argc, argv);
     if (argc < 2) {
         print_main_usage(stderr);
         return BENCH_USAGE;

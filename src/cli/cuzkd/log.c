@@ -1,0 +1,168 @@
+/*
+ * log.c — cuzkd's log: one line per event, "2026-12-02T17:00:00.123Z INFO message" (text) or
+ * {"ts":"...","level":"info","msg":"..."} (JSON Lines), to stderr or to a file opened for appending.
+ *
+ * Any thread may log; one mutex keeps lines whole. SIGHUP makes main call cuzkd_log_reopen, which
+ * opens the path again and swaps the descriptor under the same mutex, so a rotated file is released
+ * without losing a line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static int log_fd = 2;
+static char *log_path;
+static int log_level = RPC_LOG_INFO;
+static bool log_json;
+
+static const char *const LEVEL_NAMES[] = {"debug", "info", "warn", "error"};
+
+int cuzkd_log_level_parse(const char *s)
+{
+    if (!strcmp(s, "debug") || !strcmp(s, "trace"))
+        return RPC_LOG_DEBUG;
+    if (!strcmp(s, "info"))
+        return RPC_LOG_INFO;
+    if (!strcmp(s, "warn") || !strcmp(s, "warning"))
+        return RPC_LOG_WARN;
+    if (!strcmp(s, "error"))
+        return RPC_LOG_ERROR;
+    return -1;
+}
+
+static int open_file(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+}
+
+int cuzkd_log_open(const char *path, int level, bool json, char *err, size_t errlen)
+{
+    log_level = level;
+    log_json = json;
+    if (!path)
+        return 0;
+    int fd = open_file(path);
+    if (fd < 0) {
+        snprintf(err, errlen, "log file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    log_path = strdup(path);
+    if (!log_path) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    log_fd = fd;
+    return 0;
+}
+
+void cuzkd_log_reopen(void)
+{
+    if (!log_path)
+        return;
+    int fd = open_file(log_path);
+    if (fd < 0) {
+        LOG_ERROR("SIGHUP: cannot reopen the log file %s: %s (still writing to the old one)", log_path,
+                  strerror(errno));
+        return;
+    }
+    pthread_mutex_lock(&log_mu);
+    int old = log_fd;
+    log_fd = fd;
+    pthread_mutex_unlock(&log_mu);
+    close(old);
+    LOG_INFO("log file reopened (SIGHUP)");
+}
+
+void cuzkd_log_close(void)
+{
+    pthread_mutex_lock(&log_mu);
+    if (log_path) {
+        close(log_fd);
+        log_fd = 2;
+        free(log_path);
+        log_path = NULL;
+    }
+    pthread_mutex_unlock(&log_mu);
+}
+
+bool cuzkd_log_enabled(int level)
+{
+    return level >= log_level;
+}
+
+/* Appends s to out as JSON string content. */
+static size_t json_escape(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)ch;
+        } else if (ch < 0x20) {
+            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", ch);
+        } else {
+            out[n++] = (char)ch;
+        }
+    }
+    out[n] = 0;
+    return n;
+}
+
+void cuzkd_log(int level, const char *fmt, ...)
+{
+    if (level < log_level)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    char ts[80];
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000));
+    char line[2400];
+    int n;
+    if (log_json) {
+        char esc[2200];
+        json_escape(esc, sizeof esc, msg);
+        n = snprintf(line, sizeof line, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", ts,
+                     LEVEL_NAMES[level], esc);
+    } else {
+        char up[8] = "";
+        for (size_t i = 0; LEVEL_NAMES[level][i] && i < sizeof up - 1; i++)
+            up[i] = (char)(LEVEL_NAMES[level][i] - 32);
+        n = snprintf(line, sizeof line, "%s %-5s %s\n", ts, up, msg);
+    }
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line) {
+        n = sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    pthread_mutex_lock(&log_mu);
+    for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(log_fd, line + off, (size_t)(n - off));
+        if (w <= 0 && errno != EINTR)
+            break;
+        if (w > 0)
+            off += w;
+    }
+    pthread_mutex_unlock(&log_mu);
+}

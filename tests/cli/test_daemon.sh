@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test_daemon.sh — cuzkd end to end: the configuration file and flags, the Node.js gRPC tests of
+# tests/daemon/ (every RPC over a unix socket and a loopback port, bad input, SIGTERM with work in
+# flight, SIGHUP, a 1,000-proof load test), and `cuzk-bench --addr` against a running daemon, with
+# proofs checked by `cuzk verify-params`.
+# Usage: bash tests/cli/test_daemon.sh <build-dir>
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cli_init "$@"
+BUILD=$(cd "$1" && pwd)
+CUZKD=$BUILD/cuzkd
+BENCH=$BUILD/cuzk-bench
+TD=$ROOT/tests/daemon
+[ -x "$CUZKD" ] || { fail "no cuzkd in $BUILD (needs libnghttp2-dev, libprotobuf-c-dev, protobuf-c-compiler)"; cli_finish; exit 1; }
+if [ ! -d "$TD/node_modules/@grpc/grpc-js" ] || ! command -v node >/dev/null 2>&1; then
+    fail "tests/daemon needs node and its packages: bash scripts/install-deps.sh (npm ci in tests/daemon)"
+    cli_finish
+    exit 1
+fi
+
+# keys for the `bits` fixture (not a ceremony: testing only)
+run "$CUZK" setup "$FIX/bits/circuit.r1cs" "$TMP/bits.params" "$TMP/bits.vk"
+expect 0 "cuzk setup makes the bits key"
+
+# ---- configuration -------------------------------------------------------------------------
+run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --print-config
+expect 0 "cuzkd.example.toml loads"
+expect_out '^listen = \["unix:///run/curio/cuzk.sock"\]$' "... its listen address is the default socket"
+run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --listen 127.0.0.1:9 --drain-timeout 5s --print-config
+expect 0 "flags over the config file"
+expect_out '^listen = \["127.0.0.1:9"\]$' "... --listen replaces the file's list"
+expect_out '^drain_timeout = 5$' "... --drain-timeout 5s"
+cat >"$TMP/compat.toml" <<'TOML'
+# keys of an original cuzk.toml
+[daemon]
+listen = "0.0.0.0:9820"
+status_listen = "0.0.0.0:9821"
+[memory]
+total_budget = "64GiB"
+pinned_budget = "10GiB"
+[gpus]
+devices = [0, 1]
+gpu_threads = 32
+gpu_workers_per_device = 2
+[scheduler]
+max_batch_size = 1
+[pipeline]
+enabled = true
+max_parallel_synthesis = 18
+[srs]
+param_cache = "/data/zk/params"
+[logging]
+level = "debug"
+TOML
+run "$CUZKD" --config "$TMP/compat.toml" --print-config
+expect 0 "a cuzk.toml with the original keys loads"
+expect_out '^total_budget = 68719476736$' "... memory.total_budget 64GiB"
+expect_out '^devices = 2$' "... gpus.devices [0, 1] = 2 devices"
+expect_out '^synth_workers = 18$' "... pipeline.max_parallel_synthesis -> synthesis workers"
+printf '[daemon]\nlisten = "unix:///tmp/x.sock"\n\n[memory]\ntotal_budgt = "1G"\n' >"$TMP/bad.toml"
+run "$CUZKD" --config "$TMP/bad.toml"
+expect 2 "an unknown key is a configuration error (exit 2)"
+expect_err "bad.toml:5: unknown key 'memory.total_budgt'" "... naming the file, the line and the key"
+printf '[limits]\nmax_jobs = "many"\n' >"$TMP/bad2.toml"
+run "$CUZKD" --config "$TMP/bad2.toml"
+expect 2 "a value of the wrong type: exit 2"
+expect_err 'bad2.toml:2: limits.max_jobs must be an integer' "... with the reason"
+run "$CUZKD" --config "$TMP/missing.toml"
+expect 2 "a missing config file: exit 2"
+run "$CUZKD" --listen nowhere
+expect 2 "a bad --listen address: exit 2"
+run "$CUZKD" --bogus
+expect 2 "an unknown flag: exit 2"
+PORT=$((30000 + $$ % 20000))
+run timeout 60 "$CUZKD" --listen "unix://$TMP/busy.sock" --listen "127.0.0.1:$PORT" --status-listen "127.0.0.1:$PORT" \
+    --budget 1G
+expect 1 "a status address already in use (the gRPC port itself): exit 1"
+expect_err "cannot start: listen 127.0.0.1:$PORT: Address already in use" "... with the reason"
+[ ! -e "$TMP/busy.sock" ] && pass "... and no socket file left behind" || fail "a socket file was left behind"
+
+# ---- the Node.js gRPC tests --------------------------------------------------------------------
+for t in rpc shutdown load; do
+    mkdir -p "$TMP/$t"
+    cp "$TMP/bits.params" "$TMP/bits.vk" "$TMP/$t/"
+    set +e
+    (cd "$TD" && node "$t.test.mjs" "$BUILD" "$TMP/$t") >"$TMP/$t.out" 2>&1
+    rc=$?
+    set -e
+    sed 's/^/    /' "$TMP/$t.out" | grep -vE '^    ok ' || true
+    summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$TMP/$t.out" || echo "no summary")
+    if [ "$rc" -eq 0 ] && [[ "$summary" =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]; then
+        pass "tests/daemon/$t.test.mjs: $summary"
+    else
+        fail "tests/daemon/$t.test.mjs (exit $rc): $summary"
+        grep -E '^FAIL' "$TMP/$t.out" | head -20 || true
+        tail -20 "$TMP/$t/"*.log 2>/dev/null | head -60 || true
+    fi
+done
+
+# ---- cuzk-bench --addr -------------------------------------------------------------------------
+SOCK=$TMP/bench.sock
+"$CUZKD" --listen "unix://$SOCK" --socket-mode 0600 --budget 1G --circuit "bits=$TMP/bits.params,$FIX/bits/circuit.r1cs" \
+    --synth-max-scale 12 >"$TMP/bench-daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
+[ "$(stat -c %a "$SOCK")" = 600 ] && pass "--socket-mode 0600 is applied" || fail "socket mode $(stat -c %a "$SOCK")"
+A="unix://$SOCK"
+run "$BENCH" --addr "$A" status
+expect 0 "cuzk-bench --addr status"
+expect_out '^daemon +cuzkd .*cpu backend' "... prints the daemon line"
+run "$BENCH" --addr "$A" preload -c synth-porep-11
+expect 0 "cuzk-bench --addr preload -c synth-porep-11"
+expect_out 'synth-porep-11 loaded in [0-9]+ ms' "... prints the load time"
+run "$BENCH" --addr "$A" single --scale 11 --partitions 3
+expect 0 "cuzk-bench --addr single (synthetic, 3 partitions)"
+expect_out '^proof +576 bytes \(3 partitions' "... 576 bytes of proof"
+run "$BENCH" --addr "$A" single --type circuit --circuit bits --wtns "$FIX/bits/witness.wtns" --request-id b1 --out "$TMP/b1.bin"
+expect 0 "cuzk-bench --addr single --type circuit --out FILE"
+run "$CUZK" verify-params "$TMP/bits.vk" "$FIX/bits/witness.wtns" "$TMP/b1.bin"
+expect 0 "... the written proof verifies with cuzk verify-params"
+run "$BENCH" --addr "$A" batch -c 12 -j 3 --type circuit --circuit bits --wtns "$FIX/bits/witness.wtns"
+expect 0 "cuzk-bench --addr batch -c 12 -j 3"
+expect_out '^proofs +12 submitted, 12 completed, 0 failed \(3 clients\)' "... all 12 completed"
+expect_out '^throughput ' "... prints the throughput"
+run "$BENCH" --addr "$A" metrics
+expect 0 "cuzk-bench --addr metrics"
+expect_out '^cuzk_proofs_completed_total 14$' "... 14 jobs completed so far"
+run "$BENCH" --addr "$A" single --type porep
+expect 1 "cuzk-bench --addr single --type porep: exit 1"
+expect_err 'UNIMPLEMENTED: POREP_SEAL_COMMIT proofs need the Filecoin circuits' "... the daemon's reason is printed"
+run "$BENCH" --addr "$A" single --scale 13
+expect 1 "a scale above the daemon's --synth-max-scale: exit 1"
+expect_err 'INVALID_ARGUMENT' "... with the status"
+run "$BENCH" --addr "$A" frobnicate
+expect 2 "an unknown --addr command: exit 2"
+run "$BENCH" --addr "$A" single --type circuit
+expect 2 "--type circuit without --circuit/--wtns: exit 2"
+run "$BENCH" --addr "unix://$TMP/nobody.sock" status
+expect 1 "no daemon at the address: exit 1"
+expect_err 'connect unix://' "... says it cannot connect"
+kill -TERM "$DPID"
+set +e
+wait "$DPID"
+DRC=$?
+set -e
+[ "$DRC" -eq 0 ] && pass "the daemon exits 0 on SIGTERM" || fail "the daemon exited $DRC"
+if grep -qE 'Sanitizer|runtime error:' "$TMP/bench-daemon.log"; then
+    fail "sanitizer report in the daemon log"
+    grep -E -A5 'Sanitizer|runtime error:' "$TMP/bench-daemon.log" | head -40
+else
+    pass "no sanitizer report in the daemon log"
+fi
+cli_finish
