@@ -82,6 +82,7 @@ typedef struct cuzk_engine_part {
     const cuzk_groth16_pvk *pvk; /* pk's prepared verifying key */
     const cuzk_fr *z; /* n_z = n_inputs + n_aux witness values (z[0] = 1); valid until post returns */
     size_t n_z;
+    const uint64_t *density[3]; /* cs's density bitmaps (cuzk_cs_density), computed once per key */
     const cuzk_fr *a, *b, *c; /* n_abc = cs->n_constraints values each; valid in pre and device only */
     size_t n_abc;
     cuzk_fr r, s;             /* the proof's randomness */

@@ -67,6 +67,10 @@ typedef struct {
     /* bellperson path: A·z, B·z, C·z on the circuit's n_constraints rows when the caller has them already
      * (the engine's synthesis does): copied instead of evaluated. All three or none (NULL). */
     const cuzk_fr *abc[3];
+    /* bellperson path: cs's density bitmaps a_aux, b_input, b_aux exactly as cuzk_cs_density makes them,
+     * when the caller keeps them (the engine, once per key): used instead of a scan of the matrices per
+     * proof. All three or none (NULL). */
+    const uint64_t *density[3];
 } cuzk_prove_opts;
 
 /* bellperson convention: proves cs with witness z (n_inputs + n_aux values, z[0] = 1) under pk; r, s NULL

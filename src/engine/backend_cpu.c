@@ -44,6 +44,8 @@ static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
     }
+    for (int i = 0; i < 3; i++)
+        opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
     int rc = cuzk_groth16_prove_ex(&p->proof, p->pk, p->cs, p->z, &p->r, &p->s, &opts, (cuzk_pool *)state,
                                    err, errlen);

@@ -101,6 +101,7 @@ struct cuzk_engine_key {
     const cuzk_groth16_params *pk;
     const cuzk_cs *cs;
     cuzk_groth16_pvk pvk;
+    uint64_t *density[3]; /* cs's a_aux, b_input, b_aux bitmaps, scanned once here for every proof */
     uint64_t key_bytes, ws1, ws2;
     size_t n_z, n_abc;
     uint32_t jobs; /* unfinished jobs using it */
@@ -538,6 +539,8 @@ static void *dispatcher_main(void *arg)
         s->p.pk = j->key->pk;
         s->p.cs = j->key->cs;
         s->p.pvk = &j->key->pvk;
+        for (int i = 0; i < 3; i++)
+            s->p.density[i] = j->key->density[i];
         s->p.n_z = j->key->n_z;
         s->p.n_abc = j->key->n_abc;
         s->p.dev = -1;
@@ -1143,13 +1146,25 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
         free(k);
         return rc;
     }
+    size_t words_aux = (cs->n_aux + 63) / 64 + 1, words_in = (cs->n_inputs + 63) / 64 + 1;
+    k->density[0] = calloc(words_aux, sizeof(uint64_t));
+    k->density[1] = calloc(words_in, sizeof(uint64_t));
+    k->density[2] = calloc(words_aux, sizeof(uint64_t));
+    if (!k->density[0] || !k->density[1] || !k->density[2] ||
+        cuzk_cs_density(cs, k->density[0], k->density[1], k->density[2]) != CUZK_OK) {
+        for (int i = 0; i < 3; i++)
+            free(k->density[i]);
+        free(k);
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "engine: out of memory for the key's density bitmaps");
+    }
     k->e = e;
     k->pk = pk;
     k->cs = cs;
     k->n_z = cs->n_inputs + cs->n_aux;
     k->n_abc = cs->n_constraints;
     k->key_bytes = (uint64_t)(pk->vk.n_ic + pk->n_h + pk->n_l + pk->n_a + pk->n_b) * sizeof(cuzk_g1_affine) +
-                   (uint64_t)pk->n_b * sizeof(cuzk_g2_affine) + (uint64_t)cuzk_cs_bytes(cs) + sizeof *k;
+                   (uint64_t)pk->n_b * sizeof(cuzk_g2_affine) + (uint64_t)cuzk_cs_bytes(cs) + sizeof *k +
+                   (uint64_t)(2 * words_aux + words_in) * sizeof(uint64_t);
     k->ws2 = (uint64_t)k->n_z * sizeof(cuzk_fr);
     k->ws1 = 3 * (uint64_t)k->n_abc * sizeof(cuzk_fr) +
              (e->be->part_bytes ? e->be->part_bytes(e->be->ctx, pk, cs) : 0);
@@ -1171,6 +1186,8 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
     }
     if (rc != CUZK_OK) {
         pthread_mutex_unlock(&e->mu);
+        for (int i = 0; i < 3; i++)
+            free(k->density[i]);
         free(k);
         return rc;
     }
@@ -1201,6 +1218,8 @@ void cuzk_engine_key_free(cuzk_engine_key *k)
     pthread_mutex_unlock(&e->mu);
     if (e->be->key_free)
         e->be->key_free(e->be->ctx, k->pk);
+    for (int i = 0; i < 3; i++)
+        free(k->density[i]);
     free(k);
 }
 

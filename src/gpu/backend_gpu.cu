@@ -133,6 +133,8 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
     }
+    for (int i = 0; i < 3; i++)
+        opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
     rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
                                 errlen);

@@ -257,9 +257,28 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     cudaStream_t st = p->st;
     size_t m = in->m;
     CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
-    CU(cudaMemcpyAsync(p->a, in->a, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
-    CU(cudaMemcpyAsync(p->b, in->b, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of b");
-    CU(cudaMemcpyAsync(p->c, in->c, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of c");
+    if (in->a) {
+        CU(cudaMemcpyAsync(p->a, in->a, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
+        CU(cudaMemcpyAsync(p->b, in->b, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of b");
+        CU(cudaMemcpyAsync(p->c, in->c, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of c");
+    } else { /* the caller's rows (the engine's pinned buffers), the inputs' rows of a, zeros after */
+        size_t nc = in->nc, ni = in->ni;
+        if (nc + ni > m)
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: %zu + %zu rows exceed the domain %zu", nc,
+                             ni, m);
+        cuzk_fr *dst[3] = {p->a, p->b, p->c};
+        for (int v = 0; v < 3; v++) {
+            CU(cudaMemcpyAsync(dst[v], in->rows[v], nc * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st),
+               "upload of a circuit row vector");
+            size_t done = nc;
+            if (v == 0) {
+                CU(cudaMemcpyAsync(dst[v] + nc, in->z_in, ni * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st),
+                   "upload of the input rows");
+                done += ni;
+            }
+            CU(cudaMemsetAsync(dst[v] + done, 0, (m - done) * sizeof(cuzk_fr), st), "zero padding");
+        }
+    }
     CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
 
     cuzk_ntt_domain d;
@@ -316,6 +335,6 @@ extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth1
 {
     if (!gpk || !prover || prover->gpk != gpk)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the prover was not made for this device key");
-    prove_accel acc = {gpu_heavy, prover};
+    prove_accel acc = {gpu_heavy, prover, true};
     return prove_bellperson(out, pk, cs, z, r, s, opts, &acc, pool, err, errlen);
 }

@@ -86,7 +86,8 @@ static int check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t 
 typedef struct {
     cuzk_fr *a, *b, *c;       /* m evaluations each, then the H vector in a */
     cuzk_fr *sa, *sb;         /* compacted A and B scalars */
-    uint64_t *da, *dbi, *dba; /* density bitmaps */
+    uint64_t *da, *dbi, *dba; /* density bitmaps computed here (NULL when the caller's are used) */
+    const uint64_t *ua, *ubi, *uba; /* the bitmaps in use: these or the caller's */
 } work;
 
 static void work_free(work *w)
@@ -187,27 +188,92 @@ static int cpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     return rc;
 }
 
-/* The scalars of the A and B queries, compacted as the key's vectors are. */
-static int gather_scalars(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t n_a, size_t n_b, char *err,
-                          size_t errlen)
+/* Step 2 when the caller's evaluations go to the accel as they are: only the witness check. */
+static int check_rows(const cuzk_fr *const abc[3], size_t nc, bool check, cuzk_pool *pool, char *err,
+                      size_t errlen)
 {
-    size_t ni = cs->n_inputs;
+    if (!check)
+        return CUZK_OK;
+    int64_t bad = prove_first_unsat(abc[0], abc[1], abc[2], nc, pool);
+    if (bad >= 0)
+        return cuzk_fail(err, errlen, CUZK_EUNSAT,
+                         "prove: the witness does not satisfy constraint %lld (A·z · B·z != C·z)", (long long)bad);
+    return CUZK_OK;
+}
+
+/* The scalars of the A and B queries, compacted as the key's vectors are: the inputs first (all in A,
+ * the dense ones in B), then the aux by blocks of GATHER_BLOCK variables over the pool, each block writing
+ * from its offset (the popcounts of the blocks before it). */
+#define GATHER_BLOCK ((size_t)1 << 16) /* a multiple of 64 */
+typedef struct {
+    const work *w;
+    const cuzk_fr *zaux;
+    size_t n_aux;
+    size_t *off; /* per block: A offset, B offset (2 entries) */
+} gather_ctx;
+
+static size_t popcount_range(const uint64_t *bits, size_t lo, size_t hi)
+{
+    size_t c = 0;
+    for (size_t i = lo; i < hi; i += 64) {
+        uint64_t wd = bits[i / 64];
+        if (hi - i < 64)
+            wd &= (UINT64_C(1) << (hi - i)) - 1;
+        c += (size_t)__builtin_popcountll(wd);
+    }
+    return c;
+}
+
+static void gather_count_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    gather_ctx *x = arg;
+    size_t lo = task * GATHER_BLOCK, hi = lo + GATHER_BLOCK < x->n_aux ? lo + GATHER_BLOCK : x->n_aux;
+    x->off[2 * task] = popcount_range(x->w->ua, lo, hi);
+    x->off[2 * task + 1] = popcount_range(x->w->uba, lo, hi);
+}
+
+static void gather_fill_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    gather_ctx *x = arg;
+    const work *w = x->w;
+    size_t lo = task * GATHER_BLOCK, hi = lo + GATHER_BLOCK < x->n_aux ? lo + GATHER_BLOCK : x->n_aux;
+    size_t ka = x->off[2 * task], kb = x->off[2 * task + 1];
+    for (size_t j = lo; j < hi; j++) {
+        if (bit(w->ua, j))
+            w->sa[ka++] = x->zaux[j];
+        if (bit(w->uba, j))
+            w->sb[kb++] = x->zaux[j];
+    }
+}
+
+static int gather_scalars(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t n_a, size_t n_b,
+                          cuzk_pool *pool, char *err, size_t errlen)
+{
+    size_t ni = cs->n_inputs, blocks = (cs->n_aux + GATHER_BLOCK - 1) / GATHER_BLOCK;
     w->sa = malloc((n_a ? n_a : 1) * sizeof(cuzk_fr));
     w->sb = malloc((n_b ? n_b : 1) * sizeof(cuzk_fr));
-    if (!w->sa || !w->sb)
+    size_t *off = malloc((2 * blocks + 2) * sizeof *off);
+    if (!w->sa || !w->sb || !off) {
+        free(off);
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for the A and B scalars");
+    }
     size_t ka = 0, kb = 0;
     for (size_t i = 0; i < ni; i++) {
         w->sa[ka++] = z[i];
-        if (bit(w->dbi, i))
+        if (bit(w->ubi, i))
             w->sb[kb++] = z[i];
     }
-    for (size_t j = 0; j < cs->n_aux; j++) {
-        if (bit(w->da, j))
-            w->sa[ka++] = z[ni + j];
-        if (bit(w->dba, j))
-            w->sb[kb++] = z[ni + j];
+    gather_ctx x = {w, z + ni, cs->n_aux, off};
+    cuzk_pool_run(pool, blocks, gather_count_task, &x);
+    for (size_t t = 0; t < blocks; t++) { /* counts -> offsets */
+        size_t ca = off[2 * t], cb = off[2 * t + 1];
+        off[2 * t] = ka, off[2 * t + 1] = kb;
+        ka += ca, kb += cb;
     }
+    cuzk_pool_run(pool, blocks, gather_fill_task, &x);
+    free(off);
     return CUZK_OK;
 }
 
@@ -229,7 +295,7 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
                      const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
                      const prove_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
 {
-    static const prove_accel cpu = {cpu_heavy, NULL};
+    static const prove_accel cpu = {cpu_heavy, NULL, false};
     if (!accel)
         accel = &cpu;
     static const cuzk_prove_opts defaults = {0};
@@ -251,22 +317,45 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
     work w = {0};
     int rc;
     cuzk_fr rr, ss, rs;
-    w.da = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
-    w.dbi = calloc((cs->n_inputs + 63) / 64 + 1, sizeof(uint64_t));
-    w.dba = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
-    if (!w.da || !w.dbi || !w.dba || cuzk_cs_density(cs, w.da, w.dbi, w.dba)) {
-        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for the density bitmaps");
-        goto done;
+    if (opts->density[0] && opts->density[1] && opts->density[2]) {
+        w.ua = opts->density[0], w.ubi = opts->density[1], w.uba = opts->density[2];
+    } else {
+        w.da = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
+        w.dbi = calloc((cs->n_inputs + 63) / 64 + 1, sizeof(uint64_t));
+        w.dba = calloc((cs->n_aux + 63) / 64 + 1, sizeof(uint64_t));
+        if (!w.da || !w.dbi || !w.dba || cuzk_cs_density(cs, w.da, w.dbi, w.dba)) {
+            rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for the density bitmaps");
+            goto done;
+        }
+        w.ua = w.da, w.ubi = w.dbi, w.uba = w.dba;
     }
-    size_t pop_a = popcount(w.da, cs->n_aux), pop_bi = popcount(w.dbi, cs->n_inputs),
-           pop_ba = popcount(w.dba, cs->n_aux);
+    size_t pop_a = popcount(w.ua, cs->n_aux), pop_bi = popcount(w.ubi, cs->n_inputs),
+           pop_ba = popcount(w.uba, cs->n_aux);
+    /* the caller's evaluations go to the accel as they are (no padded copies) when it takes them */
+    bool rows = accel->rows_ok && opts->abc[0] && opts->abc[1] && opts->abc[2];
     if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
         (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
-        (rc = eval_abc(&w, cs, z, opts->abc, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err, errlen)) ||
-        (rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, err, errlen)))
+        (rc = (rows ? check_rows(opts->abc, cs->n_constraints, !(opts->flags & CUZK_PROVE_NO_CHECK), pool,
+                                 err, errlen)
+                    : eval_abc(&w, cs, z, opts->abc, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err,
+                               errlen))) ||
+        (rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, pool, err, errlen)))
         goto done;
 
-    prove_heavy_in in = {pk, w.a, w.b, w.c, m, lg, z + cs->n_inputs, cs->n_aux, w.sa, w.sb,
+    prove_heavy_in in = {pk,
+                         w.a,
+                         w.b,
+                         w.c,
+                         {opts->abc[0], opts->abc[1], opts->abc[2]},
+                         cs->n_constraints,
+                         z,
+                         cs->n_inputs,
+                         m,
+                         lg,
+                         z + cs->n_inputs,
+                         cs->n_aux,
+                         w.sa,
+                         w.sb,
                          !(opts->flags & CUZK_PROVE_NO_SPLIT)};
     prove_heavy_out acc;
     if ((rc = accel->heavy(accel->ctx, &in, &acc, pool, err, errlen)))

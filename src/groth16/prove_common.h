@@ -61,7 +61,12 @@ int prove_verify(const cuzk_groth16_vk *vk, const cuzk_groth16_pvk *pvk, const c
  * evaluations, then the five MSMs. The CPU does it by default; a device backend passes its own. */
 typedef struct {
     const cuzk_groth16_params *pk;
-    cuzk_fr *a, *b, *c; /* m evaluations each, zero-padded; the callee may overwrite them */
+    cuzk_fr *a, *b, *c; /* m evaluations each, zero-padded; the callee may overwrite them. NULL (only for
+                           an accel with rows_ok) when the caller handed in its evaluations: then */
+    const cuzk_fr *rows[3]; /* A·z, B·z, C·z on the nc circuit rows (read only), */
+    size_t nc;
+    const cuzk_fr *z_in; /* and a's next ni rows are the inputs z[0 .. ni); everything after is zero */
+    size_t ni;
     size_t m;           /* 2^lg */
     unsigned lg;
     const cuzk_fr *aux; /* n_aux values: the L scalars */
@@ -79,6 +84,7 @@ typedef struct {
     int (*heavy)(void *ctx, const prove_heavy_in *in, prove_heavy_out *out, cuzk_pool *pool, char *err,
                  size_t errlen);
     void *ctx;
+    bool rows_ok; /* takes the caller's rows as they are (prove_heavy_in.rows): no padded host copies */
 } prove_accel;
 
 /* cuzk_groth16_prove_ex with the heavy middle done by accel (NULL = the CPU). */
