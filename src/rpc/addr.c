@@ -2,6 +2,7 @@
  * addr.c — listen/dial addresses and gRPC status names, shared by the server
  * and the client (rpc.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,4 +85,15 @@ int rpc_addr_parse(const char *s, rpc_addr *out, char *err, size_t errlen)
     memcpy(out->host, host, hlen);
     memcpy(out->port, port, plen);
     return 0;
+}
+
+int rpc_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
 }

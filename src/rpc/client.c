@@ -45,23 +45,6 @@ struct rpc_client {
     char err[256];
 };
 
-static int cfail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int cfail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static ssize_t c_send_cb(nghttp2_session *h2, const uint8_t *data, size_t len, int flags, void *user)
 {
     rpc_client *c = user;
@@ -171,11 +154,11 @@ static int dial(const rpc_addr *a, char *err, size_t errlen)
         memcpy(sa.sun_path, a->path, strlen(a->path) + 1);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
-            return cfail(err, errlen, "socket: %s", strerror(errno));
+            return rpc_fail(err, errlen, "socket: %s", strerror(errno));
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
             int e = errno;
             close(fd);
-            return cfail(err, errlen, "connect unix://%s: %s", a->path, strerror(e));
+            return rpc_fail(err, errlen, "connect unix://%s: %s", a->path, strerror(e));
         }
         return fd;
     }
@@ -183,7 +166,7 @@ static int dial(const rpc_addr *a, char *err, size_t errlen)
     struct addrinfo *res = NULL;
     int g = getaddrinfo(a->host, a->port, &hints, &res);
     if (g != 0)
-        return cfail(err, errlen, "resolve %s: %s", a->host, gai_strerror(g));
+        return rpc_fail(err, errlen, "resolve %s: %s", a->host, gai_strerror(g));
     int fd = -1, e = 0;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -199,7 +182,7 @@ static int dial(const rpc_addr *a, char *err, size_t errlen)
     }
     freeaddrinfo(res);
     if (fd < 0)
-        return cfail(err, errlen, "connect %s:%s: %s", a->host, a->port, strerror(e));
+        return rpc_fail(err, errlen, "connect %s:%s: %s", a->host, a->port, strerror(e));
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
@@ -213,7 +196,7 @@ int rpc_client_open(rpc_client **out, const char *addr, char *err, size_t errlen
         return -1;
     rpc_client *c = calloc(1, sizeof *c);
     if (!c)
-        return cfail(err, errlen, "out of memory");
+        return rpc_fail(err, errlen, "out of memory");
     c->fd = dial(&a, err, errlen);
     if (c->fd < 0) {
         free(c);
@@ -226,7 +209,7 @@ int rpc_client_open(rpc_client **out, const char *addr, char *err, size_t errlen
     nghttp2_session_callbacks *cb;
     if (nghttp2_session_callbacks_new(&cb) != 0) {
         rpc_client_close(c);
-        return cfail(err, errlen, "out of memory");
+        return rpc_fail(err, errlen, "out of memory");
     }
     nghttp2_session_callbacks_set_send_callback(cb, c_send_cb);
     nghttp2_session_callbacks_set_on_header_callback(cb, c_header_cb);
@@ -236,7 +219,7 @@ int rpc_client_open(rpc_client **out, const char *addr, char *err, size_t errlen
     nghttp2_session_callbacks_del(cb);
     if (rc != 0) {
         rpc_client_close(c);
-        return cfail(err, errlen, "nghttp2: %s", nghttp2_strerror(rc));
+        return rpc_fail(err, errlen, "nghttp2: %s", nghttp2_strerror(rc));
     }
     nghttp2_settings_entry iv[] = {{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 16u << 20}};
     nghttp2_submit_settings(c->h2, NGHTTP2_FLAG_NONE, iv, 1);
@@ -276,10 +259,10 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
     if (message && msglen)
         message[0] = 0;
     if (len > UINT32_MAX)
-        return cfail(err, errlen, "request of %zu bytes is too large for one gRPC message", len);
+        return rpc_fail(err, errlen, "request of %zu bytes is too large for one gRPC message", len);
     uint8_t *framed = malloc(len + 5);
     if (!framed)
-        return cfail(err, errlen, "out of memory for a %zu-byte request", len);
+        return rpc_fail(err, errlen, "out of memory for a %zu-byte request", len);
     framed[0] = 0;
     framed[1] = (uint8_t)(len >> 24);
     framed[2] = (uint8_t)(len >> 16);
@@ -307,7 +290,7 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
     c->stream_id = nghttp2_submit_request(c->h2, NULL, hd, sizeof hd / sizeof hd[0], &prd, NULL);
     if (c->stream_id < 0) {
         free(framed);
-        return cfail(err, errlen, "cannot start a call: %s", nghttp2_strerror(c->stream_id));
+        return rpc_fail(err, errlen, "cannot start a call: %s", nghttp2_strerror(c->stream_id));
     }
     int64_t deadline = timeout_ms > 0 ? mono_ms() + timeout_ms : 0;
     int ret = 0;
@@ -315,13 +298,13 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
     while (!c->closed && !c->failed) {
         int rc = nghttp2_session_send(c->h2);
         if (rc != 0) {
-            ret = cfail(err, errlen, "%s", c->err[0] ? c->err : nghttp2_strerror(rc));
+            ret = rpc_fail(err, errlen, "%s", c->err[0] ? c->err : nghttp2_strerror(rc));
             break;
         }
         if (c->closed)
             break;
         if (!nghttp2_session_want_read(c->h2) && !nghttp2_session_want_write(c->h2)) {
-            ret = cfail(err, errlen, "the server ended the connection before answering");
+            ret = rpc_fail(err, errlen, "the server ended the connection before answering");
             break;
         }
         struct pollfd p = {.fd = c->fd, .events = POLLIN | (nghttp2_session_want_write(c->h2) ? POLLOUT : 0)};
@@ -329,7 +312,7 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
         if (deadline) {
             int64_t left = deadline - mono_ms();
             if (left <= 0) {
-                ret = cfail(err, errlen, "no answer within %d ms", timeout_ms);
+                ret = rpc_fail(err, errlen, "no answer within %d ms", timeout_ms);
                 nghttp2_submit_rst_stream(c->h2, NGHTTP2_FLAG_NONE, c->stream_id, NGHTTP2_CANCEL);
                 nghttp2_session_send(c->h2);
                 break;
@@ -338,34 +321,34 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
         }
         int pr = poll(&p, 1, wait);
         if (pr < 0 && errno != EINTR) {
-            ret = cfail(err, errlen, "poll: %s", strerror(errno));
+            ret = rpc_fail(err, errlen, "poll: %s", strerror(errno));
             break;
         }
         if (pr <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n == 0) {
-            ret = cfail(err, errlen, "the server closed the connection");
+            ret = rpc_fail(err, errlen, "the server closed the connection");
             break;
         }
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
                 continue;
-            ret = cfail(err, errlen, "recv: %s", strerror(errno));
+            ret = rpc_fail(err, errlen, "recv: %s", strerror(errno));
             break;
         }
         ssize_t m = nghttp2_session_mem_recv(c->h2, buf, (size_t)n);
         if (m < 0) {
-            ret = cfail(err, errlen, "%s", c->err[0] ? c->err : nghttp2_strerror((int)m));
+            ret = rpc_fail(err, errlen, "%s", c->err[0] ? c->err : nghttp2_strerror((int)m));
             break;
         }
     }
     free(framed);
     c->req = NULL;
     if (ret == 0 && c->failed)
-        ret = cfail(err, errlen, "%s", c->err);
+        ret = rpc_fail(err, errlen, "%s", c->err);
     if (ret == 0 && !c->have_status)
-        ret = cfail(err, errlen, "the answer has no grpc-status (HTTP status %u)", c->http_status);
+        ret = rpc_fail(err, errlen, "the answer has no grpc-status (HTTP status %u)", c->http_status);
     if (ret != 0)
         return ret;
     *status = c->status;
@@ -374,14 +357,14 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
     if (c->status != RPC_OK)
         return 0;
     if (c->resp_len < 5)
-        return cfail(err, errlen, "the answer has no gRPC message");
+        return rpc_fail(err, errlen, "the answer has no gRPC message");
     uint32_t n =
         (uint32_t)c->resp[1] << 24 | (uint32_t)c->resp[2] << 16 | (uint32_t)c->resp[3] << 8 | c->resp[4];
     if ((size_t)n + 5 != c->resp_len)
-        return cfail(err, errlen, "the answer's prefix says %u bytes, %zu arrived", n, c->resp_len - 5);
+        return rpc_fail(err, errlen, "the answer's prefix says %u bytes, %zu arrived", n, c->resp_len - 5);
     *resp = malloc(n ? n : 1);
     if (!*resp)
-        return cfail(err, errlen, "out of memory");
+        return rpc_fail(err, errlen, "out of memory");
     memcpy(*resp, c->resp + 5, n);
     *resp_len = n;
     return 0;

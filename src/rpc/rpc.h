@@ -63,6 +63,14 @@ enum {
 /* "RESOURCE_EXHAUSTED" for 8; "UNKNOWN_STATUS" outside 0..16. */
 const char *rpc_status_name(int code);
 
+/* Writes the message into err (when err and errlen allow) and returns -1: every failing path of the rpc
+ * code and of cuzkd's config reader reads `return rpc_fail(err, errlen, "...", ...)`. */
+int rpc_fail(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* ---- addresses ------------------------------------------------------------------------- */
 
 /* An address as written on a command line: "unix:///run/cuzk.sock" (also "unix:/path" and

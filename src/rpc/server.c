@@ -155,23 +155,6 @@ static void slog(rpc_server *s, rpc_log_level lvl, const char *fmt, ...)
     s->cfg.log(s->cfg.ctx, lvl, msg);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static int ep_set(rpc_server *s, int op, int fd, uint32_t events, void *ptr)
 {
     struct epoll_event ev = {.events = events, .data.ptr = ptr};
@@ -184,10 +167,10 @@ int rpc_server_new(rpc_server **out, const rpc_server_config *cfg, char *err, si
 {
     *out = NULL;
     if (!cfg || !cfg->handler || !cfg->closed)
-        return fail(err, errlen, "rpc server: a handler and a closed callback are required");
+        return rpc_fail(err, errlen, "rpc server: a handler and a closed callback are required");
     rpc_server *s = calloc(1, sizeof *s);
     if (!s)
-        return fail(err, errlen, "rpc server: out of memory");
+        return rpc_fail(err, errlen, "rpc server: out of memory");
     s->cfg = *cfg;
     if (!s->cfg.max_message)
         s->cfg.max_message = (size_t)256 << 20;
@@ -206,7 +189,7 @@ int rpc_server_new(rpc_server **out, const rpc_server_config *cfg, char *err, si
     if (s->ep < 0 || s->evfd < 0 || ep_set(s, EPOLL_CTL_ADD, s->evfd, EPOLLIN, &s->ev_tag) != 0) {
         int e = errno;
         rpc_server_free(s);
-        return fail(err, errlen, "rpc server: epoll/eventfd: %s", strerror(e));
+        return rpc_fail(err, errlen, "rpc server: epoll/eventfd: %s", strerror(e));
     }
     *out = s;
     return 0;
@@ -256,11 +239,11 @@ static int listen_unix(rpc_server *s, const rpc_addr *a, listener *l, char *err,
     struct stat st;
     if (lstat(a->path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
-            return fail(err, errlen, "listen unix://%s: the path exists and is not a socket", a->path);
+            return rpc_fail(err, errlen, "listen unix://%s: the path exists and is not a socket", a->path);
         int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0) {
             close(probe);
-            return fail(err, errlen, "listen unix://%s: another process is listening there", a->path);
+            return rpc_fail(err, errlen, "listen unix://%s: another process is listening there", a->path);
         }
         if (probe >= 0)
             close(probe);
@@ -268,7 +251,7 @@ static int listen_unix(rpc_server *s, const rpc_addr *a, listener *l, char *err,
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return fail(err, errlen, "listen unix://%s: socket: %s", a->path, strerror(errno));
+        return rpc_fail(err, errlen, "listen unix://%s: socket: %s", a->path, strerror(errno));
     /* The socket file gets its final mode before anyone can connect: bind under a umask that leaves
      * nothing open, then chmod, then listen. */
     mode_t old = umask(0077);
@@ -277,13 +260,13 @@ static int listen_unix(rpc_server *s, const rpc_addr *a, listener *l, char *err,
     umask(old);
     if (rc != 0) {
         close(fd);
-        return fail(err, errlen, "listen unix://%s: bind: %s", a->path, strerror(e));
+        return rpc_fail(err, errlen, "listen unix://%s: bind: %s", a->path, strerror(e));
     }
     if (chmod(a->path, s->cfg.socket_mode) != 0 || listen(fd, 128) != 0) {
         e = errno;
         close(fd);
         unlink(a->path);
-        return fail(err, errlen, "listen unix://%s: %s", a->path, strerror(e));
+        return rpc_fail(err, errlen, "listen unix://%s: %s", a->path, strerror(e));
     }
     l->fd = fd;
     strcpy(l->unix_path, a->path);
@@ -297,7 +280,7 @@ static int listen_tcp(const rpc_addr *a, listener *l, char *err, size_t errlen)
     struct addrinfo *res = NULL;
     int g = getaddrinfo(a->host, a->port, &hints, &res);
     if (g != 0)
-        return fail(err, errlen, "listen %s:%s: %s", a->host, a->port, gai_strerror(g));
+        return rpc_fail(err, errlen, "listen %s:%s: %s", a->host, a->port, gai_strerror(g));
     int fd = -1, e = 0;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
@@ -315,7 +298,7 @@ static int listen_tcp(const rpc_addr *a, listener *l, char *err, size_t errlen)
     }
     freeaddrinfo(res);
     if (fd < 0)
-        return fail(err, errlen, "listen %s:%s: %s", a->host, a->port, strerror(e));
+        return rpc_fail(err, errlen, "listen %s:%s: %s", a->host, a->port, strerror(e));
     l->fd = fd;
     snprintf(l->name, sizeof l->name, "%s:%s", a->host, a->port);
     return 0;
@@ -328,7 +311,7 @@ int rpc_server_listen(rpc_server *s, const char *addr, rpc_listen_kind kind, cha
         return -1;
     listener *l = calloc(1, sizeof *l);
     if (!l)
-        return fail(err, errlen, "listen %s: out of memory", addr);
+        return rpc_fail(err, errlen, "listen %s: out of memory", addr);
     l->t.tag = TAG_LISTENER;
     l->kind = kind;
     int rc = a.is_unix ? listen_unix(s, &a, l, err, errlen) : listen_tcp(&a, l, err, errlen);
@@ -342,7 +325,7 @@ int rpc_server_listen(rpc_server *s, const char *addr, rpc_listen_kind kind, cha
         if (l->unix_path[0])
             unlink(l->unix_path);
         free(l);
-        return fail(err, errlen, "listen %s: epoll: %s", addr, strerror(e));
+        return rpc_fail(err, errlen, "listen %s: epoll: %s", addr, strerror(e));
     }
     l->next = s->listeners;
     s->listeners = l;
@@ -367,14 +350,14 @@ int rpc_server_watch_fd(rpc_server *s, int fd, rpc_fd_fn fn, char *err, size_t e
 {
     watch *w = calloc(1, sizeof *w);
     if (!w)
-        return fail(err, errlen, "watch: out of memory");
+        return rpc_fail(err, errlen, "watch: out of memory");
     w->t.tag = TAG_WATCH;
     w->fd = fd;
     w->fn = fn;
     if (ep_set(s, EPOLL_CTL_ADD, fd, EPOLLIN, w) != 0) {
         int e = errno;
         free(w);
-        return fail(err, errlen, "watch: epoll: %s", strerror(e));
+        return rpc_fail(err, errlen, "watch: epoll: %s", strerror(e));
     }
     w->next = s->watches;
     s->watches = w;

@@ -82,30 +82,13 @@ void cuzkd_config_free(cuzkd_config *c)
     memset(c, 0, sizeof *c);
 }
 
-static int cfail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int cfail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 int cuzkd_config_add_listen(cuzkd_config *c, const char *addr, char *err, size_t errlen)
 {
     rpc_addr a;
     if (rpc_addr_parse(addr, &a, err, errlen) != 0)
         return -1;
     if (c->n_listen >= CUZKD_MAX_LISTEN)
-        return cfail(err, errlen, "at most %d listen addresses", CUZKD_MAX_LISTEN);
+        return rpc_fail(err, errlen, "at most %d listen addresses", CUZKD_MAX_LISTEN);
     c->listen[c->n_listen++] = xstrdup(addr);
     return 0;
 }
@@ -114,12 +97,12 @@ int cuzkd_config_add_circuit(cuzkd_config *c, const char *id, const char *params
                              size_t errlen)
 {
     if (!id[0] || strlen(id) > 63)
-        return cfail(err, errlen, "circuit id '%s' must have 1 to 63 characters", id);
+        return rpc_fail(err, errlen, "circuit id '%s' must have 1 to 63 characters", id);
     for (const char *p = id; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
-            return cfail(err, errlen, "circuit id '%s': only letters, digits, '-', '_' and '.'", id);
+            return rpc_fail(err, errlen, "circuit id '%s': only letters, digits, '-', '_' and '.'", id);
     if (!strncmp(id, "synth-porep-", 12))
-        return cfail(err, errlen, "circuit id '%s': the synth-porep- prefix names the synthetic circuits",
+        return rpc_fail(err, errlen, "circuit id '%s': the synth-porep- prefix names the synthetic circuits",
                      id);
     int i = 0;
     for (; i < c->n_circuits; i++)
@@ -128,7 +111,7 @@ int cuzkd_config_add_circuit(cuzkd_config *c, const char *id, const char *params
     if (i == c->n_circuits) {
         cuzkd_circuit_conf *n = realloc(c->circuits, (size_t)(c->n_circuits + 1) * sizeof *n);
         if (!n)
-            return cfail(err, errlen, "out of memory");
+            return rpc_fail(err, errlen, "out of memory");
         c->circuits = n;
         memset(&n[i], 0, sizeof n[i]);
         n[i].id = xstrdup(id);
@@ -244,7 +227,7 @@ static int perr(parser *ps, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return cfail(ps->err, ps->errlen, "%s:%d: %s", ps->path, ps->line, msg);
+    return rpc_fail(ps->err, ps->errlen, "%s:%d: %s", ps->path, ps->line, msg);
 }
 
 static void skip_ws(parser *ps)
@@ -697,7 +680,7 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cfail(err, errlen, "config %s: %s", path, strerror(errno));
+        return rpc_fail(err, errlen, "config %s: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *text = malloc(cap);
     for (size_t r; text && (r = fread(text + n, 1, cap - n - 1, f)) > 0;) {
@@ -716,12 +699,12 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
     fclose(f);
     if (!text || rerr) {
         free(text);
-        return cfail(err, errlen, "config %s: cannot read it (or larger than 16 MiB)", path);
+        return rpc_fail(err, errlen, "config %s: cannot read it (or larger than 16 MiB)", path);
     }
     text[n] = 0;
     if (strlen(text) != n) {
         free(text);
-        return cfail(err, errlen, "config %s: contains a NUL byte", path);
+        return rpc_fail(err, errlen, "config %s: contains a NUL byte", path);
     }
     parser ps = {.path = path, .text = text, .p = text, .line = 1, .err = err, .errlen = errlen};
     char table[256] = "";
@@ -794,15 +777,15 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
 int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen)
 {
     if (c->n_listen == 0)
-        return cfail(err, errlen, "no listen address (daemon.listen or --listen)");
+        return rpc_fail(err, errlen, "no listen address (daemon.listen or --listen)");
     for (int i = 0; i < c->n_circuits; i++)
         if (!c->circuits[i].params || !c->circuits[i].r1cs)
-            return cfail(err, errlen, "circuit '%s' needs both params and r1cs", c->circuits[i].id);
+            return rpc_fail(err, errlen, "circuit '%s' needs both params and r1cs", c->circuits[i].id);
     if (c->synth_default_scale > c->synth_max_scale)
-        return cfail(err, errlen, "synthetic.default_scale %u is above synthetic.max_scale %u",
+        return rpc_fail(err, errlen, "synthetic.default_scale %u is above synthetic.max_scale %u",
                      c->synth_default_scale, c->synth_max_scale);
     if (c->max_message < 1024 || c->max_message > ((uint64_t)1 << 31))
-        return cfail(err, errlen, "limits.max_message_size must be from 1 KiB to 2 GiB");
+        return rpc_fail(err, errlen, "limits.max_message_size must be from 1 KiB to 2 GiB");
     return 0;
 }
 
