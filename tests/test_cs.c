@@ -174,24 +174,6 @@ static void check_density(const cuzk_cs *cs, const dense *d, const char *what)
 
 /* ---- the compact form ---------------------------------------------------------------- */
 
-/* A deep copy of a plain cs (written here, so the compact conversion has an untouched twin). */
-static void copy_plain(cuzk_cs *out, const cuzk_cs *cs)
-{
-    *out = *cs;
-    const cuzk_csr *src[3] = {&cs->a, &cs->b, &cs->c};
-    cuzk_csr *dst[3] = {&out->a, &out->b, &out->c};
-    for (int i = 0; i < 3; i++) {
-        memset(dst[i], 0, sizeof *dst[i]);
-        dst[i]->nnz = src[i]->nnz;
-        dst[i]->row = malloc((cs->n_constraints + 1) * sizeof *dst[i]->row);
-        dst[i]->col = malloc((src[i]->nnz + 1) * sizeof *dst[i]->col);
-        dst[i]->val = malloc((src[i]->nnz + 1) * sizeof *dst[i]->val);
-        memcpy(dst[i]->row, src[i]->row, (cs->n_constraints + 1) * sizeof *dst[i]->row);
-        memcpy(dst[i]->col, src[i]->col, src[i]->nnz * sizeof *dst[i]->col);
-        memcpy(dst[i]->val, src[i]->val, src[i]->nnz * sizeof *dst[i]->val);
-    }
-}
-
 /* Number of distinct values among the terms of m (quadratic: small matrices only). */
 static uint32_t distinct_coefs(const cuzk_csr *m)
 {
@@ -210,7 +192,7 @@ static void check_compact(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool **pools
                           const char *what)
 {
     cuzk_cs cc;
-    copy_plain(&cc, cs);
+    test_cs_plain_copy(&cc, cs);
     CHECK(cuzk_cs_compact(&cc) == CUZK_OK, "%s: compact failed", what);
     const cuzk_csr *pm[3] = {&cs->a, &cs->b, &cs->c}, *cm[3] = {&cc.a, &cc.b, &cc.c};
     for (int i = 0; i < 3; i++) {

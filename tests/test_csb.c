@@ -324,26 +324,6 @@ static cuzk_csb *replay(const cuzk_cs *sys, const cuzk_fr *z, unsigned flags)
     return cs;
 }
 
-/* The first row z fails, by a naive loop over the terms. */
-static int64_t naive_first_failure(const cuzk_cs *sys, const cuzk_fr *z)
-{
-    const cuzk_csr *m[3] = {&sys->a, &sys->b, &sys->c};
-    for (size_t r = 0; r < sys->n_constraints; r++) {
-        cuzk_fr v[3], t;
-        for (int k = 0; k < 3; k++) {
-            v[k] = CUZK_FR_ZERO;
-            for (uint64_t i = m[k]->row[r]; i < m[k]->row[r + 1]; i++) {
-                cuzk_fr_mul(&t, cuzk_csr_coef(m[k], i), &z[m[k]->col[i]]);
-                cuzk_fr_add(&v[k], &v[k], &t);
-            }
-        }
-        cuzk_fr_mul(&t, &v[0], &v[1]);
-        if (!cuzk_fr_eq(&t, &v[2]))
-            return (int64_t)r;
-    }
-    return -1;
-}
-
 static void test_replay(void)
 {
     for (int trial = 0; trial < 6; trial++) {
@@ -378,7 +358,7 @@ static void test_replay(void)
         cuzk_fr one;
         cuzk_fr_from_u64(&one, 1);
         cuzk_fr_add(&z[bad], &z[bad], &one);
-        int64_t want = naive_first_failure(&sys, z);
+        int64_t want = test_naive_first_failure(&sys, z);
         cs = replay(&sys, z, CUZK_CSB_VALUES | CUZK_CSB_CHECK);
         CHECK(want >= 0, "a changed aux value breaks some row");
         CHECK(cuzk_csb_first_failure(cs) == want, "CHECK names row %lld, the naive loop %lld",

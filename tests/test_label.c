@@ -233,21 +233,7 @@ static void test_recorded(void)
     /* flip a parent bit (an aux of a to_bits_le after the replica id and node) */
     size_t k = sys.n_inputs + 1 + 255 + 64 + 1 + test_rand64() % 255;
     cuzk_fr_sub(&z[k], &CUZK_FR_ONE, &z[k]);
-    const cuzk_csr *m[3] = {&sys.a, &sys.b, &sys.c};
-    int64_t want = -1;
-    for (size_t r = 0; r < sys.n_constraints && want < 0; r++) {
-        cuzk_fr v[3], x;
-        for (int j = 0; j < 3; j++) {
-            v[j] = CUZK_FR_ZERO;
-            for (uint64_t i = m[j]->row[r]; i < m[j]->row[r + 1]; i++) {
-                cuzk_fr_mul(&x, cuzk_csr_coef(m[j], i), &z[m[j]->col[i]]);
-                cuzk_fr_add(&v[j], &v[j], &x);
-            }
-        }
-        cuzk_fr_mul(&x, &v[0], &v[1]);
-        if (!cuzk_fr_eq(&x, &v[2]))
-            want = (int64_t)r;
-    }
+    int64_t want = test_naive_first_failure(&sys, z);
     int64_t got = cuzk_cs_check(&sys, z, NULL);
     CHECK(want >= 0 && got == want, "a flipped parent bit is caught: row %lld, naive loop %lld",
           (long long)got, (long long)want);

@@ -156,25 +156,6 @@ static size_t tree_path(const tree *t, uint64_t index, cuzk_fr *sib)
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
 
-static int64_t naive_first_failure(const cuzk_cs *sys, const cuzk_fr *z)
-{
-    const cuzk_csr *m[3] = {&sys->a, &sys->b, &sys->c};
-    for (size_t r = 0; r < sys->n_constraints; r++) {
-        cuzk_fr v[3], x;
-        for (int k = 0; k < 3; k++) {
-            v[k] = CUZK_FR_ZERO;
-            for (uint64_t i = m[k]->row[r]; i < m[k]->row[r + 1]; i++) {
-                cuzk_fr_mul(&x, cuzk_csr_coef(m[k], i), &z[m[k]->col[i]]);
-                cuzk_fr_add(&v[k], &v[k], &x);
-            }
-        }
-        cuzk_fr_mul(&x, &v[0], &v[1]);
-        if (!cuzk_fr_eq(&x, &v[2]))
-            return (int64_t)r;
-    }
-    return -1;
-}
-
 typedef struct {
     cuzk_por_shape shape;
     tree t;
@@ -343,7 +324,7 @@ static void test_case(const por_case *c)
         size_t zi = sys.n_inputs + aux_at + bit;
         cuzk_fr keep = z[zi];
         cuzk_fr_sub(&z[zi], &CUZK_FR_ONE, &z[zi]);
-        int64_t got = cuzk_cs_check(&sys, z, NULL), want = naive_first_failure(&sys, z);
+        int64_t got = cuzk_cs_check(&sys, z, NULL), want = test_naive_first_failure(&sys, z);
         CHECK(
             got == want && got >= (int64_t)ins_lo && got < (int64_t)ins_hi,
             "%s: flipped index bit %u of level %u: row %lld (naive %lld) among the insert rows [%llu, %llu)",
@@ -358,7 +339,7 @@ static void test_case(const por_case *c)
         zi = sys.n_inputs + aux_at + lg + k;
         cuzk_fr_add(&z[zi], &z[zi], &CUZK_FR_ONE);
         got = cuzk_cs_check(&sys, z, NULL);
-        want = naive_first_failure(&sys, z);
+        want = test_naive_first_failure(&sys, z);
         CHECK(got == want && got >= (int64_t)ins_lo && got < (int64_t)ins_hi,
               "%s: changed sibling %u of level %u: row %lld (naive %lld) among the insert rows", c->name, k,
               l, (long long)got, (long long)want);

@@ -413,25 +413,6 @@ static void test_determinism(cuzk_pool **pools, int npools)
 
 /* ---- compact vs plain, and the Groth16 round trip ----------------------------------------- */
 
-/* A plain copy of a compact cs, through the accessor. */
-static void to_plain(cuzk_cs *out, const cuzk_cs *cs)
-{
-    *out = *cs;
-    const cuzk_csr *src[3] = {&cs->a, &cs->b, &cs->c};
-    cuzk_csr *dst[3] = {&out->a, &out->b, &out->c};
-    for (int i = 0; i < 3; i++) {
-        memset(dst[i], 0, sizeof *dst[i]);
-        dst[i]->nnz = src[i]->nnz;
-        dst[i]->row = malloc((cs->n_constraints + 1) * sizeof *dst[i]->row);
-        dst[i]->col = malloc((src[i]->nnz + 1) * sizeof *dst[i]->col);
-        dst[i]->val = malloc((src[i]->nnz + 1) * sizeof *dst[i]->val);
-        memcpy(dst[i]->row, src[i]->row, (cs->n_constraints + 1) * sizeof *dst[i]->row);
-        memcpy(dst[i]->col, src[i]->col, src[i]->nnz * sizeof *dst[i]->col);
-        for (uint64_t k = 0; k < src[i]->nnz; k++)
-            dst[i]->val[k] = *cuzk_csr_coef(src[i], k);
-    }
-}
-
 static void test_compact_plain(cuzk_pool *pool)
 {
     cuzk_porep_shape sh;
@@ -440,7 +421,7 @@ static void test_compact_plain(cuzk_pool *pool)
     cuzk_fr *z;
     if (!build(&cs, &z, &sh, 0, pool))
         return;
-    to_plain(&pl, &cs);
+    test_cs_plain_copy(&pl, &cs);
     size_t n = cs.n_constraints;
     cuzk_fr *v[6];
     for (int i = 0; i < 6; i++)

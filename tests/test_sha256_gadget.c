@@ -314,23 +314,7 @@ static void test_flipped(void)
         cuzk_sha256_compression_gadget(cs, in, st, st);
         /* the naive loop over the recorded rows with the same value flipped */
         z[1 + victim] = flipped;
-        int64_t want = -1;
-        {
-            const cuzk_csr *m[3] = {&sys.a, &sys.b, &sys.c};
-            for (size_t r = 0; r < sys.n_constraints && want < 0; r++) {
-                cuzk_fr v[3], x;
-                for (int k = 0; k < 3; k++) {
-                    v[k] = CUZK_FR_ZERO;
-                    for (uint64_t i = m[k]->row[r]; i < m[k]->row[r + 1]; i++) {
-                        cuzk_fr_mul(&x, cuzk_csr_coef(m[k], i), &z[m[k]->col[i]]);
-                        cuzk_fr_add(&v[k], &v[k], &x);
-                    }
-                }
-                cuzk_fr_mul(&x, &v[0], &v[1]);
-                if (!cuzk_fr_eq(&x, &v[2]))
-                    want = (int64_t)r;
-            }
-        }
+        int64_t want = test_naive_first_failure(&sys, z);
         CHECK(want >= 512, "a flipped message bit breaks a gadget row (naive loop: %lld)", (long long)want);
         CHECK(cuzk_csb_first_failure(cs) == want, "CHECK names row %lld, the naive loop %lld",
               (long long)cuzk_csb_first_failure(cs), (long long)want);

@@ -245,3 +245,40 @@ void vec_close(vec_file *v)
     free(v->line);
     memset(v, 0, sizeof *v);
 }
+
+int64_t test_naive_first_failure(const cuzk_cs *sys, const cuzk_fr *z)
+{
+    const cuzk_csr *m[3] = {&sys->a, &sys->b, &sys->c};
+    for (size_t r = 0; r < sys->n_constraints; r++) {
+        cuzk_fr v[3], t;
+        for (int k = 0; k < 3; k++) {
+            v[k] = CUZK_FR_ZERO;
+            for (uint64_t i = m[k]->row[r]; i < m[k]->row[r + 1]; i++) {
+                cuzk_fr_mul(&t, cuzk_csr_coef(m[k], i), &z[m[k]->col[i]]);
+                cuzk_fr_add(&v[k], &v[k], &t);
+            }
+        }
+        cuzk_fr_mul(&t, &v[0], &v[1]);
+        if (!cuzk_fr_eq(&t, &v[2]))
+            return (int64_t)r;
+    }
+    return -1;
+}
+
+void test_cs_plain_copy(cuzk_cs *out, const cuzk_cs *cs)
+{
+    *out = *cs;
+    const cuzk_csr *src[3] = {&cs->a, &cs->b, &cs->c};
+    cuzk_csr *dst[3] = {&out->a, &out->b, &out->c};
+    for (int i = 0; i < 3; i++) {
+        memset(dst[i], 0, sizeof *dst[i]);
+        dst[i]->nnz = src[i]->nnz;
+        dst[i]->row = malloc((cs->n_constraints + 1) * sizeof *dst[i]->row);
+        dst[i]->col = malloc((src[i]->nnz + 1) * sizeof *dst[i]->col);
+        dst[i]->val = malloc((src[i]->nnz + 1) * sizeof *dst[i]->val);
+        memcpy(dst[i]->row, src[i]->row, (cs->n_constraints + 1) * sizeof *dst[i]->row);
+        memcpy(dst[i]->col, src[i]->col, src[i]->nnz * sizeof *dst[i]->col);
+        for (uint64_t k = 0; k < src[i]->nnz; k++)
+            dst[i]->val[k] = *cuzk_csr_coef(src[i], k);
+    }
+}

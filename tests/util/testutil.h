@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cuzk/cs.h"
 #include "cuzk/field.h"
 
 extern long test_passed, test_failed;
@@ -76,5 +77,13 @@ bool vec_open(vec_file *v, const char *name);
 /* Next non-comment line; tok[0] is the op. Returns false at end of file. */
 bool vec_next(vec_file *v);
 void vec_close(vec_file *v);
+
+/* The first circuit row of sys that z does not satisfy (A·z · B·z != C·z), or -1: a naive loop over the
+ * terms, independent of cuzk_cs_check, for tests to compare against. */
+int64_t test_naive_first_failure(const cuzk_cs *sys, const cuzk_fr *z);
+
+/* A deep copy of cs in the plain form (one Fr per term, read through cuzk_csr_coef, so either form of cs
+ * works); free with cuzk_cs_free. Written here so that a conversion under test has an untouched twin. */
+void test_cs_plain_copy(cuzk_cs *out, const cuzk_cs *cs);
 
 #endif
