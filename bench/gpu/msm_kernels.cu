@@ -34,15 +34,7 @@ __global__ void __launch_bounds__(NT, MINB) k_items_v(const g1_affine_t *__restr
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= item_off[B + 1])
         return;
-    unsigned lo_b = 1, hi_b = B;
-    while (lo_b < hi_b) {
-        unsigned mid = (lo_b + hi_b + 1) >> 1;
-        if (item_off[mid] <= t)
-            lo_b = mid;
-        else
-            hi_b = mid - 1;
-    }
-    unsigned b = lo_b;
+    unsigned b = key_of(t, item_off, B);
     uint32_t j = t - item_off[b];
     uint32_t lo = offs[b] + j * T, end = offs[b + 1];
     uint32_t hi = lo + T < end ? lo + T : end;

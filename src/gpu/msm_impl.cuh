@@ -212,6 +212,20 @@ static __global__ void k_item_counts(const uint32_t *__restrict__ counts, unsign
     item_cnt[b] = b == 0 || b > B ? 0 : (counts[b] + T - 1) / T;
 }
 
+/* The key b in 1..B whose run of items holds item t: off[b] <= t < off[b + 1] (off ascending). */
+static __device__ __forceinline__ unsigned key_of(uint32_t t, const uint32_t *__restrict__ off, unsigned B)
+{
+    unsigned lo = 1, hi = B;
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) >> 1;
+        if (off[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Blocks of k_items resident per SM: G1 is capped at 128 registers (two 256-thread blocks, 64 bytes of
  * spill), G2's points are twice as large and keep the compiler's choice. */
 template <class F> struct items_min_blocks {
@@ -234,16 +248,7 @@ __global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= item_off[B + 1])
         return;
-    /* bucket key b in 1..B with item_off[b] <= t < item_off[b + 1] */
-    unsigned lo_b = 1, hi_b = B;
-    while (lo_b < hi_b) {
-        unsigned mid = (lo_b + hi_b + 1) >> 1;
-        if (item_off[mid] <= t)
-            lo_b = mid;
-        else
-            hi_b = mid - 1;
-    }
-    unsigned b = lo_b;
+    unsigned b = key_of(t, item_off, B);
     uint32_t j = t - item_off[b];
     uint32_t lo = offs[b] + j * T, end = offs[b + 1];
     uint32_t hi = lo + T < end ? lo + T : end;
@@ -273,15 +278,7 @@ __global__ void __launch_bounds__(MSM_THREADS) k_fold(const ec_xyzz<F> *__restri
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= out_off[B + 1])
         return;
-    unsigned lo_b = 1, hi_b = B;
-    while (lo_b < hi_b) {
-        unsigned mid = (lo_b + hi_b + 1) >> 1;
-        if (out_off[mid] <= t)
-            lo_b = mid;
-        else
-            hi_b = mid - 1;
-    }
-    unsigned b = lo_b;
+    unsigned b = key_of(t, out_off, B);
     uint32_t lo = in_off[b] + (t - out_off[b]) * MSM_FOLD, end = in_off[b + 1];
     uint32_t hi = lo + MSM_FOLD < end ? lo + MSM_FOLD : end;
     ec_xyzz<F> acc = in[lo];
