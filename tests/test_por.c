@@ -443,7 +443,6 @@ static void test_groth16(void)
 {
     setup_t st;
     setup_case(&st, CUZK_POR_POSEIDON, 8, 0, 0, false);
-    char err[256] = "";
     cuzk_csb *cs = cuzk_csb_new(CUZK_CSB_RECORD | CUZK_CSB_VALUES);
     cuzk_por_circuit(cs, &st.shape, &st.args, NULL);
     cuzk_cs sys;
@@ -455,25 +454,7 @@ static void test_groth16(void)
     if (rc != CUZK_OK)
         return;
     cuzk_groth16_params pk;
-    memset(&pk, 0, sizeof pk);
-    rc = cuzk_groth16_setup(&pk, &sys, NULL, NULL, err, sizeof err);
-    CHECK(rc == CUZK_OK, "setup: %s", err);
-    cuzk_groth16_proof proof;
-    if (rc == CUZK_OK) {
-        rc = cuzk_groth16_prove(&proof, &pk, &sys, z, NULL, NULL, NULL, err, sizeof err);
-        CHECK(rc == CUZK_OK, "prove: %s", err);
-    }
-    if (rc == CUZK_OK) {
-        cuzk_groth16_pvk pvk;
-        rc = cuzk_groth16_prepare(&pvk, &pk.vk, err, sizeof err);
-        CHECK(rc == CUZK_OK, "prepare: %s", err);
-        rc = cuzk_groth16_verify(&pvk, z + 1, 2, &proof, err, sizeof err);
-        CHECK(rc == CUZK_OK, "the proof of the base8 PoR path verifies: %s", err);
-        cuzk_fr bad[2] = {z[1], z[2]};
-        cuzk_fr_add(&bad[0], &bad[0], &CUZK_FR_ONE);
-        rc = cuzk_groth16_verify(&pvk, bad, 2, &proof, NULL, 0);
-        CHECK(rc == CUZK_EVERIFY, "another leaf index fails (%d)", rc);
-    }
+    test_groth16_roundtrip(&pk, &sys, z, 0, "base8 PoR path (another leaf index)");
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&sys);
     free(z);

@@ -9,6 +9,10 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "cuzk/prove.h"
+#include "cuzk/setup.h"
+#include "cuzk/verify.h"
+
 long test_passed, test_failed;
 
 void test_fail_at(const char *file, int line, const char *fmt, ...)
@@ -281,4 +285,34 @@ void test_cs_plain_copy(cuzk_cs *out, const cuzk_cs *cs)
         for (uint64_t k = 0; k < src[i]->nnz; k++)
             dst[i]->val[k] = *cuzk_csr_coef(src[i], k);
     }
+}
+
+void test_groth16_roundtrip(cuzk_groth16_params *pk, const cuzk_cs *sys, const cuzk_fr *z, size_t tamper,
+                            const char *what)
+{
+    char err[256] = "";
+    size_t n_pub = sys->n_inputs - 1;
+    memset(pk, 0, sizeof *pk);
+    int rc = cuzk_groth16_setup(pk, sys, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: setup: %s", what, err);
+    cuzk_groth16_proof proof;
+    if (rc == CUZK_OK) {
+        rc = cuzk_groth16_prove(&proof, pk, sys, z, NULL, NULL, NULL, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: prove: %s", what, err);
+    }
+    if (rc != CUZK_OK)
+        return;
+    cuzk_groth16_pvk pvk;
+    rc = cuzk_groth16_prepare(&pvk, &pk->vk, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: prepare: %s", what, err);
+    rc = cuzk_groth16_verify(&pvk, z + 1, n_pub, &proof, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: the proof verifies: %s", what, err);
+    if (tamper >= n_pub)
+        return;
+    cuzk_fr *bad = malloc(n_pub * sizeof *bad);
+    memcpy(bad, z + 1, n_pub * sizeof *bad);
+    cuzk_fr_add(&bad[tamper], &bad[tamper], &CUZK_FR_ONE);
+    rc = cuzk_groth16_verify(&pvk, bad, n_pub, &proof, NULL, 0);
+    CHECK(rc == CUZK_EVERIFY, "%s: public input %zu plus one fails (%d)", what, tamper, rc);
+    free(bad);
 }

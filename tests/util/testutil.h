@@ -20,6 +20,7 @@
 
 #include "cuzk/cs.h"
 #include "cuzk/field.h"
+#include "cuzk/groth16.h"
 
 extern long test_passed, test_failed;
 
@@ -85,5 +86,12 @@ int64_t test_naive_first_failure(const cuzk_cs *sys, const cuzk_fr *z);
 /* A deep copy of cs in the plain form (one Fr per term, read through cuzk_csr_coef, so either form of cs
  * works); free with cuzk_cs_free. Written here so that a conversion under test has an untouched twin. */
 void test_cs_plain_copy(cuzk_cs *out, const cuzk_cs *cs);
+
+/* Groth16 round trip of a finished circuit through our setup, prover and verifier: the proof must verify
+ * with the public inputs z[1 .. n_inputs) and fail with input `tamper` (0-based among them) plus one.
+ * Failures are CHECKs naming `what`. Fills *pk (caller frees with cuzk_groth16_params_free; zeroed when
+ * the setup failed). */
+void test_groth16_roundtrip(cuzk_groth16_params *pk, const cuzk_cs *sys, const cuzk_fr *z, size_t tamper,
+                            const char *what);
 
 #endif
