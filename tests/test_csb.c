@@ -47,38 +47,6 @@ static void hex32(char out[65], const uint8_t d[32])
     hex_encode(out, d, 32);
 }
 
-/* Runs a shell command and reads its whole stdout (NUL-terminated; NULL on failure). */
-static char *run_capture(const char *cmd)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    int st = pclose(p);
-    if (!buf)
-        return NULL;
-    buf[n] = 0;
-    if (st != 0) {
-        fprintf(stderr, "command failed (status %d): %s\n", st, cmd);
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* ---- BLAKE2s --------------------------------------------------------------------------------------- */
 
 static void test_blake2s(void)
@@ -128,7 +96,7 @@ static void test_blake2s(void)
              "for l in open(sys.argv[1]).read().split():\n"
              "  print(hashlib.blake2s(b\"\" if l==\"-\" else bytes.fromhex(l)).hexdigest())' %s",
              path);
-    char *out = run_capture(cmd);
+    char *out = test_run_capture(cmd);
     CHECK(out != NULL, "python3 hashlib.blake2s did not run");
     char *line = out ? strtok(out, "\n") : NULL;
     for (int i = 0; i < N && out; i++) {
@@ -414,7 +382,7 @@ static void check_against_python(const char *what, const cuzk_cs *sys, const cuz
     close(fd);
     CHECK(dump_cs(path, sys, z), "%s: dump", what);
     snprintf(cmd, sizeof cmd, "python3 %s %s", PY_DIGEST, path);
-    char *out = run_capture(cmd);
+    char *out = test_run_capture(cmd);
     CHECK(out != NULL, "%s: %s did not run", what, PY_DIGEST);
     uint8_t d[32], w[32];
     CHECK(cuzk_cs_digest(sys, d) == CUZK_OK, "%s: digest", what);

@@ -41,24 +41,6 @@ static void digest_hex(char out[65], const uint8_t d[32])
     hex_encode(out, d, 32);
 }
 
-static char *run_capture(const char *cmd)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *buf = malloc(cap);
-    while (buf && n + 1 < cap && (k = fread(buf + n, 1, cap - n - 1, p)) > 0)
-        n += k;
-    int st = pclose(p);
-    if (!buf || st != 0) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    return buf;
-}
-
 static void test_native(void)
 {
     static const struct {
@@ -122,7 +104,7 @@ static void test_native(void)
              "for l in open(sys.argv[1]).read().split():\n"
              "  print(hashlib.sha256(b\"\" if l==\"-\" else bytes.fromhex(l)).hexdigest())' %s",
              path);
-    char *out = run_capture(cmd);
+    char *out = test_run_capture(cmd);
     CHECK(out != NULL, "python3 hashlib.sha256 did not run");
     char *line = out ? strtok(out, "\n") : NULL;
     for (int i = 0; i < N && out; i++) {

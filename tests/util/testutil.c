@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -315,4 +316,32 @@ void test_groth16_roundtrip(cuzk_groth16_params *pk, const cuzk_cs *sys, const c
     rc = cuzk_groth16_verify(&pvk, bad, n_pub, &proof, NULL, 0);
     CHECK(rc == CUZK_EVERIFY, "%s: public input %zu plus one fails (%d)", what, tamper, rc);
     free(bad);
+}
+
+char *test_run_capture(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    size_t cap = 4096, n = 0, k;
+    char *buf = malloc(cap);
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown)
+                free(buf);
+            buf = grown;
+        }
+    }
+    int st = pclose(p);
+    if (!buf)
+        return NULL;
+    buf[n] = 0;
+    if (st != 0) {
+        fprintf(stderr, "command failed (status %d): %s\n", st, cmd);
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }

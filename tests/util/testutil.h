@@ -94,4 +94,8 @@ void test_cs_plain_copy(cuzk_cs *out, const cuzk_cs *cs);
 void test_groth16_roundtrip(cuzk_groth16_params *pk, const cuzk_cs *sys, const cuzk_fr *z, size_t tamper,
                             const char *what);
 
+/* Runs a shell command and returns its whole stdout, NUL-terminated (caller frees), or NULL when it could
+ * not run or exited non-zero (then said on stderr). For tests that ask python3 for an independent answer. */
+char *test_run_capture(const char *cmd);
+
 #endif
