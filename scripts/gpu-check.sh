@@ -4,17 +4,20 @@
 #
 #   scripts/gpu-check.sh [STEP...]
 #     steps (default: all): ec ntt msm prove engine setup cli bench-ntt bench-msm bench-prove bench-setup
-#                           bench-engine
+#                           bench-engine (bench-porep, bench-sweep: only when named)
 #       ec           device Fp/Fp2/G1/G2 arithmetic against the CPU library, plus its rates
 #       ntt          every NTT mode at 2^1..2^20, and 2^24, 2^27, against the CPU
 #       msm          G1/G2 MSM against the CPU MSM and a closed form, many shapes and windows
-#       prove        GPU proofs byte-identical to CPU proofs, verified
+#       prove        GPU proofs byte-identical to CPU proofs, verified (host and device evaluation)
 #       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
 #       setup        the setup's fixed-base multiplications on the GPU, and whole keys, against the CPU's
 #       cli          `cuzk prove-params --device gpu` and `cuzk-bench --backend gpu` on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
-#       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20)
+#       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
+#       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full)
+#       bench-sweep  cuzk-bench sweep on the PoRep-shaped workload at 2^$SWEEP_LG (default 23), 10 partitions
+#                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2)
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
@@ -63,7 +66,8 @@ targets=()
 for t in ntt ec msm prove engine setup; do
     if has "$t" || has "bench-$t"; then targets+=("test_gpu_$t"); fi
 done
-if has cli || has bench-engine; then targets+=(cuzk_cli cuzk-bench_cli); fi
+has bench-porep && ! has prove && ! has bench-prove && targets+=(test_gpu_prove)
+if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-bench_cli); fi
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -105,7 +109,8 @@ has engine && run engine "$bdir/test_gpu_engine" 14
 has setup && run setup "$bdir/test_gpu_setup" check
 has cli && run cli bash tests/cli/test_cli_params.sh "$bdir"
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
-if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine; then
+if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
+    has bench-sweep; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
@@ -113,6 +118,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
+    has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}"
     has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
     if has bench-engine; then
         run bench-engine-1 "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints "${ENGINE_LG:-20}" \
@@ -122,13 +128,18 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
         [ -f "$out/engine.tl" ] && "$bdir/cuzk-bench" timeline report "$out/engine.tl" --svg "$out/engine.svg" \
             >"$out/engine-report.txt" 2>&1
     fi
+    if has bench-sweep; then
+        run bench-sweep "$bdir/cuzk-bench" sweep --backend gpu --workload porep --constraints "${SWEEP_LG:-23}" \
+            --partitions 10 --c-list "${SWEEP_C:-5,10,20}" --j-list "${SWEEP_J:-2,5,10}" \
+            --gw-list "${SWEEP_GW:-1,2}" --csv "$out/sweep.csv"
+    fi
     kill "$smi_pid" 2>/dev/null
     wait "$smi_pid" 2>/dev/null
 fi
 
 step "summary"
 printf '%s\n' "${summary[@]}"
-for f in bench-ntt bench-msm bench-prove bench-setup; do
+for f in bench-ntt bench-msm bench-prove bench-porep bench-setup bench-sweep; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"

@@ -25,6 +25,16 @@
  * soak of 200 proofs with flat RSS and bounded buffer allocations. After
  * every scenario the budget holds exactly the key bytes, nothing is in
  * flight, and freeing the key brings it to zero.
+ *
+ * Evaluation place (cuzk_engine_config.eval): cancellation and failures run
+ * with host and with device evaluation (the CPU backend's prover then
+ * evaluates and checks in the device phase); the test backend records what
+ * each device phase was handed (a, b, c or none, a check or not). Device
+ * evaluation gives the same proof bytes as host evaluation, holds witness
+ * buffers only, charges 3 · n_constraints · 32 bytes less per partition, and
+ * names the same broken row as the naive loop of testutil; the resolution of
+ * AUTO and the refusals of a bad place are checked on the CPU backend and on
+ * test backends with and without device_eval / prefer_device_eval.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -168,6 +178,12 @@ static void synth_ctx_init(synth_ctx *c, int tag)
     c->fail_part = c->unsat_part = c->one_part = c->block_part = -1;
 }
 
+/* The corruption of unsat_part: the last aux value plus one. */
+static void unsat_witness(cuzk_fr *z)
+{
+    cuzk_fr_add(&z[NI + NA - 1], &z[NI + NA - 1], &z[0]);
+}
+
 static int synth_cb(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err, size_t errlen)
 {
     synth_ctx *c = user;
@@ -188,7 +204,7 @@ static int synth_cb(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t 
                          (unsigned long long)job);
     memcpy(z, Z, n_z * sizeof *z);
     if ((int)part == c->unsat_part)
-        cuzk_fr_add(&z[NI + NA - 1], &z[NI + NA - 1], &z[0]);
+        unsat_witness(z);
     if ((int)part == c->one_part)
         cuzk_fr_add(&z[0], &z[0], &z[0]);
     return CUZK_OK;
@@ -212,6 +228,8 @@ typedef struct {
     atomic_int mismatches; /* a phase saw another device/worker than pre */
     atomic_int abandons, posts, pres;
     atomic_int workers_live;
+    /* what the device phase was handed: a, b, c from synthesis, none (device evaluation), a check asked */
+    atomic_int abc_given, abc_none, checks;
     /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
     uint32_t fail_nparts, block_nparts;
     int fail_part, block_part;
@@ -246,10 +264,10 @@ static void tb_worker_free(void *ctx, void *state)
     atomic_fetch_sub(&t->workers_live, 1);
 }
 
-static uint64_t tb_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs)
+static uint64_t tb_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs, bool device_eval)
 {
     tb_ctx *t = ctx;
-    return t->cpu->part_bytes(NULL, pk, cs);
+    return t->cpu->part_bytes(NULL, pk, cs, device_eval);
 }
 
 static int tb_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
@@ -283,6 +301,9 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
     while (now > prev && !atomic_compare_exchange_weak(&t->max_in_device[d], &prev, now))
         ;
     atomic_fetch_add(&t->device_calls[d], 1);
+    atomic_fetch_add(p->a && p->b && p->c ? &t->abc_given : &t->abc_none, 1);
+    if (p->check)
+        atomic_fetch_add(&t->checks, 1);
     int rc = CUZK_OK;
     if (p->n_parts == t->block_nparts && (int)p->part == t->block_part && t->gate)
         gate_pass(t->gate);
@@ -334,6 +355,7 @@ static cuzk_engine_backend tb_backend(tb_ctx *t)
         .device = tb_device,
         .post = tb_post,
         .abandon = tb_abandon,
+        .device_eval = t->cpu->device_eval, /* the device phase is the CPU backend's */
     };
 }
 
@@ -397,8 +419,10 @@ static bool direct_proof(uint8_t out[CUZK_GROTH16_PROOF_SIZE], uint64_t id, uint
     return true;
 }
 
-/* Awaits a job that must succeed; checks every proof independently. */
-static void await_ok(cuzk_engine *e, uint64_t id, uint32_t n, bool compare, const char *what)
+/* Awaits a job that must succeed; checks every proof independently and, if out is not NULL, writes the
+ * n proofs' bytes there. */
+static void await_ok_bytes(cuzk_engine *e, uint64_t id, uint32_t n, bool compare,
+                           uint8_t (*out)[CUZK_GROTH16_PROOF_SIZE], const char *what)
 {
     cuzk_engine_result r;
     char err[256] = "";
@@ -414,19 +438,27 @@ static void await_ok(cuzk_engine *e, uint64_t id, uint32_t n, bool compare, cons
         rc = cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &r.proofs[p], err, sizeof err);
         CHECK(rc == CUZK_OK, "%s: job %llu part %u: proof does not verify: %s", what, (unsigned long long)id,
               p, err);
-        if (compare) {
-            uint8_t got[CUZK_GROTH16_PROOF_SIZE], want[CUZK_GROTH16_PROOF_SIZE];
-            cuzk_groth16_proof_to_bytes(got, &r.proofs[p]);
+        uint8_t got[CUZK_GROTH16_PROOF_SIZE], want[CUZK_GROTH16_PROOF_SIZE];
+        cuzk_groth16_proof_to_bytes(got, &r.proofs[p]);
+        if (compare)
             CHECK(direct_proof(want, id, p) && !memcmp(got, want, sizeof got),
                   "%s: job %llu part %u: proof differs from the direct prover's", what,
                   (unsigned long long)id, p);
-        }
+        if (out)
+            memcpy(out[p], got, sizeof got);
     }
     cuzk_engine_result_free(&r);
 }
 
-/* Awaits a job that must end with status; returns the result's failed partition. */
-static int await_status(cuzk_engine *e, uint64_t id, int status, const char *needle, const char *what)
+static void await_ok(cuzk_engine *e, uint64_t id, uint32_t n, bool compare, const char *what)
+{
+    await_ok_bytes(e, id, n, compare, NULL, what);
+}
+
+/* Awaits a job that must end with status; returns the result's failed partition and, if msg is not NULL,
+ * copies its message there. */
+static int await_status_msg(cuzk_engine *e, uint64_t id, int status, const char *needle, char *msg,
+                            size_t msglen, const char *what)
 {
     cuzk_engine_result r;
     char err[256] = "";
@@ -437,9 +469,16 @@ static int await_status(cuzk_engine *e, uint64_t id, int status, const char *nee
     if (needle)
         CHECK(strstr(r.error, needle) != NULL, "%s: message '%s' lacks '%s'", what, r.error, needle);
     CHECK(!strcmp(err, r.error), "%s: err '%s' differs from the result's '%s'", what, err, r.error);
+    if (msg)
+        snprintf(msg, msglen, "%s", r.error);
     int part = r.failed_part;
     cuzk_engine_result_free(&r);
     return part;
+}
+
+static int await_status(cuzk_engine *e, uint64_t id, int status, const char *needle, const char *what)
+{
+    return await_status_msg(e, id, status, needle, NULL, 0, what);
 }
 
 /* After a scenario: nothing in flight, the budget holds the key only, then (key freed) nothing. */
@@ -456,6 +495,51 @@ static void drained(cuzk_engine *e, cuzk_engine_key *k, const char *what)
     cuzk_engine_get_stats(e, &st);
     CHECK(st.budget_used == 0 && st.budget_keys == 0, "%s: budget %llu after the key was freed", what,
           (unsigned long long)st.budget_used);
+}
+
+/* ---- evaluation place: host (synthesis) or device (the backend's device phase) ------------------------ */
+
+static const char *eval_what(cuzk_engine_eval ev, const char *host, const char *device)
+{
+    return ev == CUZK_ENGINE_EVAL_DEVICE ? device : host;
+}
+
+/* What the test backend's device phase was handed over a scenario: with host evaluation a, b, c always
+ * and never a check; with device evaluation never a, b, c and a check exactly when `check`. */
+static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
+{
+    int given = atomic_load(&t->abc_given), none = atomic_load(&t->abc_none),
+        checks = atomic_load(&t->checks);
+    if (ev == CUZK_ENGINE_EVAL_DEVICE)
+        CHECK(given == 0 && none > 0 && checks == (check ? none : 0),
+              "%s: device phases with a, b, c %d, without %d, asked to check %d (device evaluation%s)", what,
+              given, none, checks, check ? "" : ", no check");
+    else
+        CHECK(given > 0 && none == 0 && checks == 0,
+              "%s: device phases with a, b, c %d, without %d, asked to check %d (host evaluation)", what,
+              given, none, checks);
+}
+
+/* The constraint the corrupted witness (unsat_witness) breaks first, by the naive loop of testutil. */
+static int64_t unsat_row(void)
+{
+    cuzk_fr z[NI + NA];
+    memcpy(z, Z, sizeof z);
+    unsat_witness(z);
+    return test_naive_first_failure(&CS, z);
+}
+
+/* The row a failure message names ("... does not satisfy constraint N ..."), or -1. */
+static int64_t named_row(const char *msg)
+{
+    static const char KEY[] = "does not satisfy constraint ";
+    const char *p = strstr(msg, KEY);
+    if (!p)
+        return -1;
+    p += sizeof KEY - 1;
+    char *end;
+    long long row = strtoll(p, &end, 10);
+    return end == p || row < 0 ? -1 : (int64_t)row;
 }
 
 /* ---- scenarios ------------------------------------------------------------------------------------------
@@ -572,10 +656,11 @@ static void order_scenario(bool by_budget)
     gate_destroy(&g);
 }
 
-static void test_cancel(void)
+static void test_cancel(cuzk_engine_eval ev)
 {
-    const char *what = "cancel";
+    const char *what = eval_what(ev, "cancel", "cancel (device evaluation)");
     cuzk_engine_config c = small_config();
+    c.eval = ev;
     c.synth_workers = 1;
     tb_ctx tb;
     cuzk_engine_backend be = tb_backend(&tb);
@@ -602,7 +687,7 @@ static void test_cancel(void)
     CHECK(cuzk_engine_cancel(e, xid) == CUZK_EINVAL, "%s: second cancel accepted", what);
     CHECK(cuzk_engine_cancel(e, 999999) == CUZK_EINVAL, "%s: cancel of an unknown job accepted", what);
     gate_open(&g1);
-    await_status(e, xid, CUZK_ECANCELED, "cancelled", "cancel pending");
+    await_status(e, xid, CUZK_ECANCELED, "cancelled", what);
     await_ok(e, bid, 1, true, what);
     CHECK(atomic_load(&x.calls) == 0, "%s: a cancelled pending job was synthesized %d times", what,
           atomic_load(&x.calls));
@@ -618,8 +703,7 @@ static void test_cancel(void)
     CHECK(gate_wait_entered(&g2, 1), "%s: job never reached synthesis", what);
     CHECK(cuzk_engine_cancel(e, yid) == CUZK_OK, "%s: cancel in synthesis refused", what);
     gate_open(&g2);
-    CHECK(await_status(e, yid, CUZK_ECANCELED, NULL, "cancel in synthesis") == -1, "%s: failed_part set",
-          what);
+    CHECK(await_status(e, yid, CUZK_ECANCELED, NULL, what) == -1, "%s: failed_part set", what);
     CHECK(atomic_load(&y.calls) == 1, "%s: %d partitions synthesized after cancel", what,
           atomic_load(&y.calls));
 
@@ -636,10 +720,10 @@ static void test_cancel(void)
     uint64_t wid = submit(e, k, 3, CUZK_PRIO_NORMAL, &w, what);
     CHECK(gate_wait_entered(&g3, 1), "%s: job never reached the device", what);
     uint64_t oid = submit(e, k, 2, CUZK_PRIO_NORMAL, &other, what);
-    await_ok(e, oid, 2, true, "cancel: the other device keeps proving");
+    await_ok(e, oid, 2, true, what); /* the other device keeps proving */
     CHECK(cuzk_engine_cancel(e, wid) == CUZK_OK, "%s: cancel in the device phase refused", what);
     gate_open(&g3);
-    await_status(e, wid, CUZK_ECANCELED, NULL, "cancel in device");
+    await_status(e, wid, CUZK_ECANCELED, NULL, what);
     CHECK(atomic_load(&tb.abandons) > abandons0, "%s: the backend never abandoned the cancelled partition",
           what);
     cuzk_engine_stats st;
@@ -649,15 +733,17 @@ static void test_cancel(void)
     cuzk_engine_free(e);
     CHECK(atomic_load(&tb.workers_live) == 0, "%s: %d worker states not freed", what,
           atomic_load(&tb.workers_live));
+    tb_saw(&tb, ev, true, what);
     gate_destroy(&g1);
     gate_destroy(&g2);
     gate_destroy(&g3);
 }
 
-static void test_failures(void)
+static void test_failures(cuzk_engine_eval ev)
 {
-    const char *what = "failures";
+    const char *what = eval_what(ev, "failures", "failures (device evaluation)");
     cuzk_engine_config c = small_config();
+    c.eval = ev;
     tb_ctx tb;
     cuzk_engine_backend be = tb_backend(&tb);
     c.backend = &be;
@@ -679,13 +765,19 @@ static void test_failures(void)
     uint64_t uid = submit(e, k, 4, CUZK_PRIO_NORMAL, &u, what);
     uint64_t oid = submit(e, k, 2, CUZK_PRIO_NORMAL, &o, what);
     uint64_t g2 = submit(e, k, 2, CUZK_PRIO_HIGH, &good2, what);
-    CHECK(await_status(e, fid, CUZK_EIO, "callback refuses partition 1", "callback error") == 1,
+    CHECK(await_status(e, fid, CUZK_EIO, "callback refuses partition 1", what) == 1,
           "%s: failed_part of the callback error", what);
-    CHECK(await_status(e, uid, CUZK_EUNSAT, "does not satisfy constraint", "unsatisfied witness") == 2,
+    /* caught by synthesis (host evaluation) or by the device phase (device evaluation): either way the
+     * message names the first broken row, found here by the naive loop */
+    char msg[256] = "";
+    CHECK(await_status_msg(e, uid, CUZK_EUNSAT, "partition 2: ", msg, sizeof msg, what) == 2,
           "%s: failed_part of the unsatisfied witness", what);
-    CHECK(await_status(e, oid, CUZK_EINVAL, "z[0]", "z[0] != 1") == 0, "%s: failed_part of z[0]", what);
-    await_ok(e, g1, 2, true, "failures: neighbour job");
-    await_ok(e, g2, 2, true, "failures: neighbour job");
+    int64_t row = unsat_row();
+    CHECK(row >= 0 && named_row(msg) == row, "%s: message '%s' should name constraint %lld", what, msg,
+          (long long)row);
+    CHECK(await_status(e, oid, CUZK_EINVAL, "z[0]", what) == 0, "%s: failed_part of z[0]", what);
+    await_ok(e, g1, 2, true, what); /* neighbours of the failing jobs */
+    await_ok(e, g2, 2, true, what);
 
     /* device error: fails the job, the backend abandons the partition's state */
     synth_ctx d;
@@ -694,8 +786,7 @@ static void test_failures(void)
     tb.fail_nparts = 2; /* every earlier job has been awaited: this is the only one */
     tb.fail_part = 0;
     uint64_t did = submit(e, k, 2, CUZK_PRIO_NORMAL, &d, what);
-    CHECK(await_status(e, did, CUZK_EIO, "injected device failure", "device error") == 0, "%s: device part",
-          what);
+    CHECK(await_status(e, did, CUZK_EIO, "injected device failure", what) == 0, "%s: device part", what);
     CHECK(atomic_load(&tb.abandons) > ab0, "%s: device failure not abandoned", what);
     CHECK(atomic_load(&tb.mismatches) == 0, "%s: a partition changed device between phases", what);
     cuzk_engine_stats st;
@@ -720,21 +811,178 @@ static void test_failures(void)
           (unsigned long long)(st.budget_keys + zb));
     drained(e, k, what);
     cuzk_engine_free(e);
+    tb_saw(&tb, ev, true, what);
 
-    /* with the check off, the unsatisfied witness is proved and caught by verification */
+    /* with the check off, the unsatisfied witness is proved and caught by verification; a neighbour job
+     * is unaffected */
+    what = eval_what(ev, "failures (no check)", "failures (no check, device evaluation)");
     c = small_config();
+    c.eval = ev;
     c.flags = CUZK_ENGINE_NO_CHECK;
-    e = engine_up(&c, &k, "failures (no check)");
+    be = tb_backend(&tb);
+    c.backend = &be;
+    e = engine_up(&c, &k, what);
     if (!e)
         return;
-    synth_ctx v;
+    synth_ctx v, good3;
     synth_ctx_init(&v, 7);
     v.unsat_part = 1;
+    synth_ctx_init(&good3, 9);
     uint64_t vid = submit(e, k, 2, CUZK_PRIO_NORMAL, &v, what);
-    CHECK(await_status(e, vid, CUZK_EVERIFY, "verification", "unverified proof") == 1, "%s: verify part",
+    uint64_t g3 = submit(e, k, 2, CUZK_PRIO_NORMAL, &good3, what);
+    CHECK(await_status(e, vid, CUZK_EVERIFY, "partition 1: verification", what) == 1, "%s: verify part",
           what);
-    drained(e, k, "failures (no check)");
+    await_ok(e, g3, 2, true, what);
+    drained(e, k, what);
     cuzk_engine_free(e);
+    tb_saw(&tb, ev, false, what);
+}
+
+/* The evaluation place in effect for a configuration; -1 when cuzk_engine_new refuses it (err says why). */
+static int eval_resolved(const cuzk_engine_config *c, char *err, size_t errlen)
+{
+    cuzk_engine *e = NULL;
+    if (errlen)
+        err[0] = 0;
+    if (cuzk_engine_new(&e, c, err, errlen) != CUZK_OK) {
+        CHECK(!e, "evaluation place: a refused engine was handed out");
+        return -1;
+    }
+    cuzk_engine_config eff;
+    cuzk_engine_get_config(e, &eff);
+    cuzk_engine_free(e);
+    return (int)eff.eval;
+}
+
+static void test_eval_config(void)
+{
+    const char *what = "evaluation place";
+    char err[256] = "";
+    cuzk_engine_config c = small_config();
+    int got = eval_resolved(&c, err, sizeof err);
+    CHECK(got == CUZK_ENGINE_EVAL_HOST, "%s: auto on the CPU backend resolved to %d: %s", what, got, err);
+    c.eval = CUZK_ENGINE_EVAL_HOST;
+    CHECK((got = eval_resolved(&c, err, sizeof err)) == CUZK_ENGINE_EVAL_HOST, "%s: host became %d", what,
+          got);
+    c.eval = CUZK_ENGINE_EVAL_DEVICE;
+    CHECK((got = eval_resolved(&c, err, sizeof err)) == CUZK_ENGINE_EVAL_DEVICE,
+          "%s: device on the CPU backend became %d: %s", what, got, err);
+
+    /* a backend whose device phase cannot evaluate: device refused, its preference alone means nothing */
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    be.device_eval = false;
+    be.prefer_device_eval = true;
+    c.backend = &be;
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "'test'") && strstr(err, "evaluate"),
+          "%s: device evaluation on a backend that cannot: '%s'", what, err);
+    c.eval = CUZK_ENGINE_EVAL_AUTO;
+    CHECK((got = eval_resolved(&c, err, sizeof err)) == CUZK_ENGINE_EVAL_HOST,
+          "%s: auto on a backend that cannot evaluate became %d: %s", what, got, err);
+    be.device_eval = true;
+    CHECK((got = eval_resolved(&c, err, sizeof err)) == CUZK_ENGINE_EVAL_DEVICE,
+          "%s: auto on a backend that prefers device evaluation became %d: %s", what, got, err);
+    be.prefer_device_eval = false;
+    CHECK((got = eval_resolved(&c, err, sizeof err)) == CUZK_ENGINE_EVAL_HOST,
+          "%s: auto on a backend that can but does not prefer became %d: %s", what, got, err);
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
+
+    /* out of range */
+    c = small_config();
+    c.eval = (cuzk_engine_eval)3;
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "evaluation place 3"),
+          "%s: place 3 accepted or unexplained: '%s'", what, err);
+    c.eval = (cuzk_engine_eval)-1;
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "evaluation place -1"),
+          "%s: place -1 accepted or unexplained: '%s'", what, err);
+
+    /* the budget: device evaluation charges a partition no a, b, c (3 rows of n_constraints values); the
+     * CPU backend's own estimate is the same either way, and so is the key */
+    uint64_t part[2] = {0, 0}, keys[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        c = small_config();
+        c.eval = i ? CUZK_ENGINE_EVAL_DEVICE : CUZK_ENGINE_EVAL_HOST;
+        cuzk_engine_key *k;
+        cuzk_engine *e = engine_up(&c, &k, what);
+        if (!e)
+            return;
+        cuzk_engine_stats st;
+        cuzk_engine_get_stats(e, &st);
+        part[i] = cuzk_engine_key_part_bytes(k);
+        keys[i] = st.budget_keys;
+        drained(e, k, what);
+        cuzk_engine_free(e);
+    }
+    uint64_t abc = 3 * (uint64_t)CS.n_constraints * sizeof(cuzk_fr);
+    CHECK(part[0] > part[1] && part[0] - part[1] == abc && keys[0] == keys[1],
+          "%s: partition %llu bytes (host), %llu (device), expected %llu less; keys %llu and %llu", what,
+          (unsigned long long)part[0], (unsigned long long)part[1], (unsigned long long)abc,
+          (unsigned long long)keys[0], (unsigned long long)keys[1]);
+}
+
+enum { EP_JOBS = 3, EP_PARTS = 3 };
+
+/* Three jobs of three partitions on a fresh engine evaluating at ev: their ids and proof bytes (each proof
+ * verified and compared with the direct prover's by await_ok_bytes). */
+static void eval_proofs_run(cuzk_engine_eval ev, uint64_t ids[EP_JOBS],
+                            uint8_t out[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE], const char *what)
+{
+    cuzk_engine_config c = small_config();
+    c.gpu_threads = 2;
+    c.eval = ev;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c.backend = &be;
+    c.devices = 2;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    cuzk_engine_config eff;
+    cuzk_engine_get_config(e, &eff);
+    CHECK(eff.eval == ev, "%s: place %d in effect, %d asked", what, (int)eff.eval, (int)ev);
+    synth_ctx sc[EP_JOBS];
+    for (int i = 0; i < EP_JOBS; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, k, EP_PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+    }
+    for (int i = 0; i < EP_JOBS; i++)
+        await_ok_bytes(e, ids[i], EP_PARTS, true, out[i], what);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.parts_done == EP_JOBS * EP_PARTS && st.parts_failed == 0, "%s: done %llu failed %llu", what,
+          (unsigned long long)st.parts_done, (unsigned long long)st.parts_failed);
+    /* partition buffers: witnesses only with device evaluation, a‖b‖c buffers too with host evaluation */
+    uint64_t zb = (NI + NA) * sizeof(cuzk_fr);
+    if (ev == CUZK_ENGINE_EVAL_DEVICE)
+        CHECK(st.buf_live > 0 && st.buf_live_bytes == st.buf_live * zb,
+              "%s: %llu buffers of %llu bytes, expected only witness buffers of %llu", what,
+              (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes, (unsigned long long)zb);
+    else
+        CHECK(st.buf_live_bytes > st.buf_live * zb, "%s: %llu buffers of %llu bytes: no a‖b‖c buffer", what,
+              (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    tb_saw(&tb, ev, true, what);
+}
+
+/* The same jobs with the same rs_seed, evaluated on the host and on the device: the same proofs. */
+static void test_eval_proofs(void)
+{
+    static uint8_t host[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE],
+        dev[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE];
+    uint64_t host_ids[EP_JOBS] = {0}, dev_ids[EP_JOBS] = {0};
+    memset(host, 0, sizeof host);
+    memset(dev, 0xff, sizeof dev);
+    eval_proofs_run(CUZK_ENGINE_EVAL_HOST, host_ids, host, "proofs (host evaluation)");
+    eval_proofs_run(CUZK_ENGINE_EVAL_DEVICE, dev_ids, dev, "proofs (device evaluation)");
+    for (int i = 0; i < EP_JOBS; i++) {
+        CHECK(host_ids[i] == dev_ids[i], "proofs: job %d has id %llu on one engine, %llu on the other", i,
+              (unsigned long long)host_ids[i], (unsigned long long)dev_ids[i]);
+        for (int p = 0; p < EP_PARTS; p++)
+            CHECK(!memcmp(host[i][p], dev[i][p], CUZK_GROTH16_PROOF_SIZE),
+                  "proofs: job %d part %d: device evaluation gives other bytes than host evaluation", i, p);
+    }
 }
 
 static void test_admission(void)
@@ -1177,10 +1425,14 @@ int main(void)
         return test_finish("test_engine");
     }
     test_proofs();
+    test_eval_config();
+    test_eval_proofs();
     order_scenario(false);
     order_scenario(true);
-    test_cancel();
-    test_failures();
+    test_cancel(CUZK_ENGINE_EVAL_HOST);
+    test_cancel(CUZK_ENGINE_EVAL_DEVICE);
+    test_failures(CUZK_ENGINE_EVAL_HOST);
+    test_failures(CUZK_ENGINE_EVAL_DEVICE);
     test_admission();
     test_devices();
     test_timeline();

@@ -5,8 +5,10 @@
  *
  * A job is one circuit (a key: proving key + constraint system, shared by all
  * partitions) and N partitions. For partition p a synthesis worker asks the
- * job's callback for the witness z, evaluates a = A·z, b = B·z, c = C·z into
- * pooled buffers, checks a∘b = c, and queues the partition. A GPU worker
+ * job's callback for the witness z and, with host evaluation, evaluates
+ * a = A·z, b = B·z, c = C·z into pooled buffers and checks a∘b = c (with
+ * device evaluation the backend's device phase does both: config.eval), and
+ * queues the partition. A GPU worker
  * (gw per device) runs the backend's three phases: `pre` outside the device
  * lock, `device` under it, then hands the partition to a post worker, which
  * runs the backend's `post` and verifies the proof with the key's verifying
@@ -83,8 +85,10 @@ typedef struct cuzk_engine_part {
     const cuzk_fr *z; /* n_z = n_inputs + n_aux witness values (z[0] = 1); valid until post returns */
     size_t n_z;
     const uint64_t *density[3]; /* cs's density bitmaps (cuzk_cs_density), computed once per key */
-    const cuzk_fr *a, *b, *c; /* n_abc = cs->n_constraints values each; valid in pre and device only */
+    const cuzk_fr *a, *b, *c; /* n_abc = cs->n_constraints values each; valid in pre and device only.
+                                 NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;
+    bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
     cuzk_fr r, s;             /* the proof's randomness */
     cuzk_groth16_proof proof; /* written by device or post */
     void *pending;            /* the backend's own state from pre/device to post (the backend frees it) */
@@ -98,7 +102,8 @@ typedef struct cuzk_engine_part {
  *                streams, host scratch) reused for every partition the worker runs. `pool` (borrowed,
  *                config.gpu_threads threads) is the worker's CPU pool.
  *   part_bytes   host bytes one partition needs beyond its witness and a, b, c, held from dispatch
- *                until the device phase ends (an estimate the budget charges).
+ *                until the device phase ends (an estimate the budget charges); device_eval tells
+ *                whether a, b, c come from synthesis (false) or the device phase makes them (true).
  *   pre          CPU work before the lock (e.g. split-MSM bitmaps); optional.
  *   device       the kernels, under the device lock shared by the device's gpu_workers. Call
  *                cuzk_engine_stage around each kernel stage (KERNEL_START/KERNEL_END).
@@ -110,6 +115,10 @@ typedef struct cuzk_engine_part {
  *   host_alloc / host_free   the engine's pooled partition buffers (z, a, b, c): pinned memory on a GPU
  *                backend; NULL = 64-byte aligned malloc.
  *   key_free     the engine dropped its last reference to pk: free any per-key device state; optional.
+ *   device_eval  the backend's device phase can evaluate a = A·z, b = B·z, c = C·z itself (from
+ *                matrices it keeps next to the key) and check a∘b = c: with device evaluation on
+ *                (cuzk_engine_config.eval) synthesis only writes z and the part's a, b, c are NULL.
+ *   prefer_device_eval   device evaluation is the backend's default (CUZK_ENGINE_EVAL_AUTO).
  * Functions return CUZK_OK or a CUZK_E* code with a message in err. */
 typedef struct cuzk_engine_backend {
     const char *name;
@@ -118,7 +127,7 @@ typedef struct cuzk_engine_backend {
     int (*worker_new)(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
                       size_t errlen);
     void (*worker_free)(void *ctx, void *state);
-    uint64_t (*part_bytes)(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs);
+    uint64_t (*part_bytes)(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs, bool device_eval);
     int (*pre)(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen);
     int (*device)(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen);
     int (*post)(void *ctx, cuzk_engine_part *p, char *err, size_t errlen);
@@ -126,6 +135,7 @@ typedef struct cuzk_engine_backend {
     void *(*host_alloc)(void *ctx, size_t bytes);
     void (*host_free)(void *ctx, void *ptr, size_t bytes);
     void (*key_free)(void *ctx, const cuzk_groth16_params *pk);
+    bool device_eval, prefer_device_eval;
 } cuzk_engine_backend;
 
 /* The CPU backend: pre does nothing; device runs cuzk_groth16_prove_ex as a whole on the worker's pool
@@ -142,6 +152,14 @@ enum {
     CUZK_ENGINE_NO_CHECK = 1u << 0, /* skip the a∘b = c check after synthesis (verification still guards) */
 };
 
+/* Where a = A·z, b = B·z, c = C·z are evaluated and checked (cuzk_engine_config.eval). */
+typedef enum {
+    CUZK_ENGINE_EVAL_AUTO = 0, /* the backend's preference (the GPU backend: device; the CPU: host) */
+    CUZK_ENGINE_EVAL_HOST = 1, /* by the synthesis worker, into pooled host buffers, before the GPU queue */
+    CUZK_ENGINE_EVAL_DEVICE = 2, /* in the device phase (only z crosses to the device); CUZK_EINVAL at
+                                    cuzk_engine_new when the backend cannot */
+} cuzk_engine_eval;
+
 /* Configuration; zero in any field means its default (docs/engine.md lists them). */
 typedef struct {
     const cuzk_engine_backend *backend; /* NULL: the CPU backend */
@@ -155,6 +173,7 @@ typedef struct {
     uint64_t budget;         /* bytes (default: 3/4 of physical memory) */
     uint64_t rs_seed;        /* 0: r, s from getrandom(); else cuzk_engine_rs(rs_seed, job, part) (tests) */
     unsigned flags;          /* CUZK_ENGINE_* */
+    cuzk_engine_eval eval;   /* where a, b, c are evaluated (default AUTO) */
     cuzk_timeline *timeline; /* borrowed, may be NULL; must outlive the engine */
 } cuzk_engine_config;
 

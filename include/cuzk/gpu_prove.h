@@ -9,8 +9,13 @@
  *   cuzk_gpu_prover  one worker's buffers: the three evaluation vectors, the
  *                    scalar vectors, the G1 and G2 MSM workspaces and a
  *                    stream, sized for one key and reused for every proof.
- * A proof computes the evaluations and the witness check on the host (as
- * cuzk_groth16_prove_ex does), uploads a, b, c once, runs the H pipeline
+ *   cuzk_gpu_cs      optional: the circuit's matrices (and the A/B density
+ *                    index lists) resident beside the key, so that a proof
+ *                    uploads only z and evaluates a = A·z, b = B·z, c = C·z,
+ *                    checks the witness and gathers the A/B scalars on the
+ *                    device ("device evaluation").
+ * Without a cuzk_gpu_cs a proof computes the evaluations and the witness
+ * check on the host (as cuzk_groth16_prove_ex does), uploads a, b, c once; either way it runs the H pipeline
  * (iNTT, coset NTT, (a·b − c)/Z, inverse coset NTT) and the five MSMs on the
  * device, and assembles and verifies the proof on the host. The proof bytes
  * equal the CPU prover's for the same witness, r and s.
@@ -34,6 +39,7 @@ extern "C" {
 
 typedef struct cuzk_gpu_pk cuzk_gpu_pk;
 typedef struct cuzk_gpu_prover cuzk_gpu_prover;
+typedef struct cuzk_gpu_cs cuzk_gpu_cs;
 
 /* Device bytes the resident key takes. */
 size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk);
@@ -43,7 +49,18 @@ size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk);
 int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen);
 void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
 
-/* Device bytes one prover for this key takes. */
+/* Device bytes the resident circuit takes (an upper bound: the index lists are counted at full length). */
+size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs);
+
+/* Uploads cs's matrices (32-bit row offsets and columns, coefficients in cs's own form) and the z indices
+ * of the A and B scalars (from density = cs's bitmaps as cuzk_cs_density makes them; NULL: computed here)
+ * to the current device. Load time, not the hot path. CUZK_ERANGE for a matrix above 2^32 - 1 terms. */
+int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint64_t *const density[3], char *err,
+                     size_t errlen);
+void cuzk_gpu_cs_free(cuzk_gpu_cs *gcs);
+
+/* Device bytes one prover for this key takes (device evaluation adds one witness vector, allocated on the
+ * prover's first proof with a cuzk_gpu_cs). */
 size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk);
 
 /* A prover's buffers for keys shaped like gpk's (same vector lengths), on the current device. */
@@ -52,9 +69,13 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 
 /* cuzk_groth16_prove_ex with the H pipeline and the MSMs on the device. pk is the host key gpk was
  * loaded from. One call at a time per prover; different provers may run concurrently. The MSMs always
- * split scalars 0 and 1 off (CUZK_PROVE_NO_SPLIT has no effect: the group elements are the same). */
+ * split scalars 0 and 1 off (CUZK_PROVE_NO_SPLIT has no effect: the group elements are the same).
+ * gcs (loaded from cs) moves the evaluation, the witness check (unless CUZK_PROVE_NO_CHECK; CUZK_EUNSAT
+ * names the first failing row, as on the host) and the scalar gathering to the device; opts->abc is then
+ * not used. NULL: all three on the host. */
 int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_gpu_pk *gpk,
-                           cuzk_gpu_prover *prover, const cuzk_cs *cs, const cuzk_fr *z, const cuzk_fr *r,
+                           cuzk_gpu_prover *prover, const cuzk_gpu_cs *gcs, const cuzk_cs *cs, const cuzk_fr *z,
+                           const cuzk_fr *r,
                            const cuzk_fr *s, const cuzk_prove_opts *opts, cuzk_pool *pool, char *err,
                            size_t errlen);
 
@@ -64,9 +85,11 @@ int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *p
 struct cuzk_engine_backend;
 const struct cuzk_engine_backend *cuzk_engine_backend_gpu(void);
 
-/* Milliseconds of the last proof's device stages (CUDA events), for reports. */
+/* Milliseconds of the last proof's device stages (CUDA events), for reports: upload (a, b, c, or z with
+ * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline, the
+ * five MSMs (with device evaluation msm_a and msm_b1 include their gathers), total. */
 typedef struct {
-    float upload, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;
+    float upload, eval, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;
 } cuzk_gpu_prove_times;
 void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_times *t);
 

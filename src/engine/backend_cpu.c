@@ -6,8 +6,11 @@
  * whole, under the device lock, on the GPU worker's pool. The engine has
  * already checked the witness (a∘b = c after synthesis) and verifies the
  * proof in post, so the prover's own check and verification are switched
- * off. The prover evaluates a, b, c itself; the copies the engine made are
- * used for the check only. "Devices" are virtual: each is one lock domain,
+ * off. With host evaluation (the default here) the prover takes the a, b, c
+ * synthesis made; with device evaluation (cuzk_engine_config.eval) it
+ * evaluates them itself inside the device phase and checks the witness
+ * there, which is how the engine's device-evaluation path is tested
+ * without a GPU. "Devices" are virtual: each is one lock domain,
  * so two devices let two proofs run at once.
  *
  * A worker's state is its pool (borrowed from the engine); the prover's
@@ -28,8 +31,9 @@ static int cpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void 
     return CUZK_OK;
 }
 
-static uint64_t cpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs)
+static uint64_t cpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs, bool device_eval)
 {
+    (void)device_eval; /* the prover's own a, b, c are counted either way */
     unsigned lg = 0;
     if (cuzk_groth16_domain_lg(&lg, cs, NULL, 0) != CUZK_OK)
         lg = 31;
@@ -40,9 +44,12 @@ static uint64_t cpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const c
 
 static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
 {
-    cuzk_prove_opts opts = {.flags = CUZK_PROVE_NO_CHECK | CUZK_PROVE_NO_VERIFY, .pvk = p->pvk};
+    cuzk_prove_opts opts = {.flags = CUZK_PROVE_NO_VERIFY, .pvk = p->pvk};
     if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
+        opts.flags |= CUZK_PROVE_NO_CHECK;
+    } else if (!p->check) { /* device evaluation: the prover evaluates (and checks unless told not to) */
+        opts.flags |= CUZK_PROVE_NO_CHECK;
     }
     for (int i = 0; i < 3; i++)
         opts.density[i] = p->density[i]; /* the key's, scanned once */
@@ -59,6 +66,7 @@ static const cuzk_engine_backend CPU_BACKEND = {
     .worker_new = cpu_worker_new,
     .part_bytes = cpu_part_bytes,
     .device = cpu_device,
+    .device_eval = true, /* the prover evaluates a, b, c itself when synthesis did not */
 };
 
 const cuzk_engine_backend *cuzk_engine_backend_cpu(void)

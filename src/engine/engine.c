@@ -581,13 +581,17 @@ static void synth_one(synth_worker *w, slot *s)
     char err[ENGINE_ERRLEN] = "";
     int rc = CUZK_OK;
     const char *what = "synthesis";
+    bool dev_eval = e->cfg.eval == CUZK_ENGINE_EVAL_DEVICE; /* a, b, c made in the device phase */
     s->zbuf = buf_get(e, k->n_z * sizeof(cuzk_fr));
-    s->abcbuf = buf_get(e, 3 * k->n_abc * sizeof(cuzk_fr));
-    if (!s->zbuf || !s->abcbuf) {
+    if (!dev_eval)
+        s->abcbuf = buf_get(e, 3 * k->n_abc * sizeof(cuzk_fr));
+    if (!s->zbuf || (!dev_eval && !s->abcbuf)) {
         slot_fail(e, s, CUZK_ENOMEM, "engine", "out of memory for the partition buffers");
         return;
     }
-    cuzk_fr *z = s->zbuf->p, *a = s->abcbuf->p, *b = a + k->n_abc, *c = b + k->n_abc;
+    cuzk_fr *z = s->zbuf->p, *a = NULL, *b = NULL, *c = NULL;
+    if (!dev_eval)
+        a = s->abcbuf->p, b = a + k->n_abc, c = b + k->n_abc;
     emit(e, CUZK_TL_SYNTH_START, j->id, (int32_t)s->p.part, w->lane, -1, "");
     int64_t t0 = now_us(e);
     rc = j->synth(j->user, j->id, s->p.part, z, k->n_z, err, sizeof err);
@@ -598,7 +602,7 @@ static void synth_one(synth_worker *w, slot *s)
         cuzk_fr_from_u64(&one, 1);
         if (!cuzk_fr_eq(&z[0], &one)) {
             rc = cuzk_fail(err, sizeof err, CUZK_EINVAL, "z[0] is not 1");
-        } else {
+        } else if (!dev_eval) {
             what = "witness";
             cuzk_cs_eval(k->cs, z, a, b, c, NULL);
             if (!(e->cfg.flags & CUZK_ENGINE_NO_CHECK))
@@ -632,6 +636,7 @@ static void synth_one(synth_worker *w, slot *s)
     s->p.a = a;
     s->p.b = b;
     s->p.c = c;
+    s->p.check = dev_eval && !(e->cfg.flags & CUZK_ENGINE_NO_CHECK);
     pthread_mutex_lock(&e->mu);
     j->synth_us += t1 - t0;
     while (j->state == J_ACTIVE && e->gpu_q_len == e->cfg.queue_depth)
@@ -928,6 +933,15 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     if (!c->pool_idle)
         c->pool_idle =
             2 * (c->synth_workers + c->queue_depth + c->devices * c->gpu_workers + c->post_workers);
+    if ((int)c->eval < CUZK_ENGINE_EVAL_AUTO || (int)c->eval > CUZK_ENGINE_EVAL_DEVICE)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: evaluation place %d is not auto, host or device",
+                         (int)c->eval);
+    if (c->eval == CUZK_ENGINE_EVAL_DEVICE && !be->device_eval)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "engine: backend '%s' cannot evaluate a, b, c on its device (use host evaluation)",
+                         be->name ? be->name : "?");
+    if (c->eval == CUZK_ENGINE_EVAL_AUTO)
+        c->eval = be->device_eval && be->prefer_device_eval ? CUZK_ENGINE_EVAL_DEVICE : CUZK_ENGINE_EVAL_HOST;
     if (!c->budget) {
         long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
         c->budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 * 3 : (uint64_t)1 << 32;
@@ -1166,8 +1180,9 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
                    (uint64_t)pk->n_b * sizeof(cuzk_g2_affine) + (uint64_t)cuzk_cs_bytes(cs) + sizeof *k +
                    (uint64_t)(2 * words_aux + words_in) * sizeof(uint64_t);
     k->ws2 = (uint64_t)k->n_z * sizeof(cuzk_fr);
-    k->ws1 = 3 * (uint64_t)k->n_abc * sizeof(cuzk_fr) +
-             (e->be->part_bytes ? e->be->part_bytes(e->be->ctx, pk, cs) : 0);
+    bool dev_eval = e->cfg.eval == CUZK_ENGINE_EVAL_DEVICE;
+    k->ws1 = (dev_eval ? 0 : 3 * (uint64_t)k->n_abc * sizeof(cuzk_fr)) +
+             (e->be->part_bytes ? e->be->part_bytes(e->be->ctx, pk, cs, dev_eval) : 0);
     pthread_mutex_lock(&e->mu);
     uint64_t keep = max_unfinished_part(e);
     if (e->closing) {

@@ -9,13 +9,16 @@
  * them; the table's lock is taken only to find or add an entry, never around
  * device work. Per worker: its device and its CPU pool.
  *
- * Phases: `device` runs cuzk_gpu_groth16_prove with the witness check and
- * the verification off (the engine does both), marking one kernel stage
- * "prove", and hands it the a, b, c that synthesis computed (opts.abc), so
- * nothing is evaluated again inside the device lock; the prover copies them
- * into its padded buffers (a parallel copy) before the upload.
- * Partition buffers are pinned (cudaMallocHost), so the uploads run at
- * full PCIe speed.
+ * Phases: `device` runs cuzk_gpu_groth16_prove with the verification off
+ * (the engine verifies), marking one kernel stage "prove". With device
+ * evaluation (the default: device_eval and prefer_device_eval are set) the
+ * part's a, b, c are NULL: the circuit's matrices are made resident beside
+ * the key (cuzk_gpu_cs, loaded with it on the device's first partition) and
+ * only z is uploaded; the device checks the witness when the engine asks
+ * (p->check). With host evaluation it hands the prover the a, b, c that
+ * synthesis computed (opts.abc, witness check already done), uploaded from
+ * the engine's buffers as they are. Partition buffers are pinned
+ * (cudaMallocHost), so the uploads run at full PCIe speed.
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -35,6 +38,7 @@ typedef struct key_entry {
     const cuzk_groth16_params *pk;
     int dev;
     cuzk_gpu_pk *gpk;
+    cuzk_gpu_cs *gcs; /* device evaluation only */
     cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
     struct key_entry *next;
 } key_entry;
@@ -68,8 +72,10 @@ static void gpu_worker_free(void *ctx, void *state)
     free(state);
 }
 
-static uint64_t gpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs)
+static uint64_t gpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs, bool device_eval)
 {
+    if (device_eval) /* nothing on the host beyond the witness: evaluation and gathers run on the device */
+        return 0;
     unsigned lg = 0;
     if (cuzk_groth16_domain_lg(&lg, cs, NULL, 0) != CUZK_OK)
         lg = 31;
@@ -94,9 +100,10 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
     return e;
 }
 
-/* The resident key (loaded once per device, under the table lock) and this worker's prover for e. */
-static int entry_prover(key_entry *e, gpu_worker *w, cuzk_gpu_pk **gpk, cuzk_gpu_prover **out, char *err,
-                        size_t errlen)
+/* The resident key (loaded once per device, under the table lock), the resident circuit when cs is given
+ * (device evaluation; same), and this worker's prover for e. */
+static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval, cuzk_gpu_pk **gpk,
+                        cuzk_gpu_cs **gcs, cuzk_gpu_prover **out, char *err, size_t errlen)
 {
     if (w->worker < 0 || w->worker >= GPU_MAX_WORKERS)
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
@@ -105,7 +112,10 @@ static int entry_prover(key_entry *e, gpu_worker *w, cuzk_gpu_pk **gpk, cuzk_gpu
     pthread_mutex_lock(&g_ctx.lock);
     if (!e->gpk)
         rc = cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+    if (rc == CUZK_OK && dev_eval && !e->gcs)
+        rc = cuzk_gpu_cs_load(&e->gcs, p->cs, p->density, err, errlen);
     *gpk = e->gpk;
+    *gcs = dev_eval ? e->gcs : NULL;
     pthread_mutex_unlock(&g_ctx.lock);
     if (rc != CUZK_OK)
         return rc;
@@ -123,20 +133,24 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     if (!e)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of host memory");
     cuzk_gpu_pk *gpk = NULL;
+    cuzk_gpu_cs *gcs = NULL;
     cuzk_gpu_prover *pr = NULL;
-    int rc = entry_prover(e, w, &gpk, &pr, err, errlen);
+    bool dev_eval = !p->a; /* the engine left the evaluation to the device phase */
+    int rc = entry_prover(e, w, p, dev_eval, &gpk, &gcs, &pr, err, errlen);
     if (rc != CUZK_OK)
         return rc;
     cuzk_prove_opts opts = {0};
-    opts.flags = CUZK_PROVE_NO_CHECK | CUZK_PROVE_NO_VERIFY;
+    opts.flags = CUZK_PROVE_NO_VERIFY;
     opts.pvk = p->pvk;
+    if (!dev_eval || !p->check)
+        opts.flags |= CUZK_PROVE_NO_CHECK; /* synthesis checked already, or the engine was told not to */
     if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
     }
     for (int i = 0; i < 3; i++)
         opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
-    rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
+    rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
                                 errlen);
     cuzk_engine_stage(p, "prove", true);
     return rc;
@@ -173,6 +187,7 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
         for (int i = 0; i < GPU_MAX_WORKERS; i++)
             cuzk_gpu_prover_free(e->provers[i]);
         cuzk_gpu_pk_free(e->gpk);
+        cuzk_gpu_cs_free(e->gcs);
         free(e);
     }
     pthread_mutex_unlock(&g_ctx.lock);
@@ -195,6 +210,8 @@ extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
         b.host_alloc = gpu_host_alloc;
         b.host_free = gpu_host_free;
         b.key_free = gpu_key_free;
+        b.device_eval = true;
+        b.prefer_device_eval = true;
     });
     return n_dev > 0 ? &b : NULL;
 }

@@ -11,6 +11,14 @@
  * resident key: H over a[0 .. m−1), L over the aux values, A and B (G1, G2)
  * over the gathered scalars. These are the CPU prover's transforms and sums,
  * so the group elements, hence the proof bytes, are the same.
+ *
+ * With a resident circuit (cuzk_gpu_cs, eval.cu) the host does none of the
+ * evaluation: z is uploaded once, a, b, c are evaluated on the device, the
+ * check's first failing row is read back with the MSM results at the end
+ * (a failing witness costs one wasted proof's kernels, a passing one no
+ * extra synchronisation), the L scalars are z's aux part where it lies, and
+ * the A and B scalars are gathered by the key's index lists into the scalar
+ * buffer just before their MSMs.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -21,6 +29,7 @@
 #include "cuzk/gpu_prove.h"
 #define GPU_MODULE "gpu prove"
 #include "gpu/cuda_check.cuh"
+#include "gpu/eval.cuh"
 #include "gpu/fr.cuh"
 extern "C" {
 #include "groth16/prove_common.h"
@@ -34,12 +43,15 @@ struct cuzk_gpu_pk {
     cuzk_g2_affine *b2;
 };
 
-enum { EV_START, EV_UPLOADED, EV_H, EV_MSM_H, EV_MSM_L, EV_MSM_A, EV_MSM_B1, EV_MSM_B2, EV_COUNT };
+enum { EV_START, EV_UPLOADED, EV_EVAL, EV_H, EV_MSM_H, EV_MSM_L, EV_MSM_A, EV_MSM_B1, EV_MSM_B2, EV_COUNT };
 
 struct cuzk_gpu_prover {
     const cuzk_gpu_pk *gpk;
     size_t m, n_sc;
     cuzk_fr *a, *b, *c, *sc;
+    cuzk_fr *z; /* device evaluation: the witness (z_cap values), allocated on first use */
+    size_t z_cap;
+    unsigned long long *bad; /* device evaluation: the check's first failing row */
     cuzk_gpu_msm *g1, *g2;
     cudaStream_t st;
     cudaEvent_t ev[EV_COUNT];
@@ -129,8 +141,8 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
 {
     if (!p)
         return;
-    void *ptrs[] = {p->a, p->b, p->c, p->sc};
-    for (int i = 0; i < 4; i++)
+    void *ptrs[] = {p->a, p->b, p->c, p->sc, p->z, p->bad};
+    for (int i = 0; i < 6; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
     cuzk_gpu_msm_free(p->g1);
@@ -150,6 +162,7 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     CU(cudaMalloc((void **)&p->b, p->m * sizeof(cuzk_fr)), "cudaMalloc of b");
     CU(cudaMalloc((void **)&p->c, p->m * sizeof(cuzk_fr)), "cudaMalloc of c");
     CU(cudaMalloc((void **)&p->sc, p->n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
+    CU(cudaMalloc((void **)&p->bad, sizeof *p->bad), "cudaMalloc of the check's row");
     int rc = cuzk_gpu_msm_new(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), err, errlen);
     if (!rc)
         rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, g->n_b), err, errlen);
@@ -243,10 +256,64 @@ static int put_scalars(cuzk_gpu_prover *p, const cuzk_fr *host, size_t n, char *
     return CUZK_OK;
 }
 
+typedef struct {
+    cuzk_gpu_prover *p;
+    const cuzk_gpu_cs *gcs; /* NULL: the host evaluated */
+} heavy_ctx;
+
+/* Device evaluation: z up, a, b, c from the resident matrices, the input rows of a, zero padding and the
+ * check (its row read back at the end). */
+static int device_eval(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_heavy_in *in, char *err,
+                       size_t errlen)
+{
+    cudaStream_t st = p->st;
+    size_t nc = gcs->nc, ni = gcs->ni, nz = ni + gcs->n_aux, m = in->m;
+    if (nc != in->nc || ni != in->ni || gcs->n_aux != in->n_aux || gcs->n_a != p->gpk->n_a ||
+        gcs->n_b != p->gpk->n_b || nc + ni > m)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "gpu prove: the device circuit (%zu rows, %zu inputs, %zu aux, %zu A and %zu B scalars) "
+                         "is not this proof's (%zu, %zu, %zu, %zu, %zu)",
+                         nc, ni, gcs->n_aux, gcs->n_a, gcs->n_b, in->nc, in->ni, in->n_aux, p->gpk->n_a,
+                         p->gpk->n_b);
+    if (p->z_cap < nz) {
+        if (p->z)
+            cudaFree(p->z);
+        p->z = NULL, p->z_cap = 0;
+        CU(cudaMalloc((void **)&p->z, nz * sizeof(cuzk_fr)), "cudaMalloc of the witness");
+        p->z_cap = nz;
+    }
+    CU(cudaMemcpyAsync(p->z, in->z_in, nz * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of z");
+    CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
+    cuzk_fr *dst[3] = {p->a, p->b, p->c};
+    int rc;
+    for (int v = 0; v < 3; v++) {
+        if ((rc = eval_matrix(&gcs->m[v], p->z, dst[v], st, err, errlen)))
+            return rc;
+        size_t done = nc;
+        if (v == 0) {
+            CU(cudaMemcpyAsync(p->a + nc, p->z, ni * sizeof(cuzk_fr), cudaMemcpyDeviceToDevice, st),
+               "copy of the input rows");
+            done += ni;
+        }
+        CU(cudaMemsetAsync(dst[v] + done, 0, (m - done) * sizeof(cuzk_fr), st), "zero padding");
+    }
+    if (in->check)
+        return eval_check(p->a, p->b, p->c, nc, p->bad, st, err, errlen);
+    CU(cudaMemsetAsync(p->bad, 0xff, sizeof *p->bad, st), "reset of the check's row");
+    return CUZK_OK;
+}
+
+/* The scalars of one query into the scalar buffer: sc[k] = z[idx[k]], k < n. */
+static int gather_scalars(cuzk_gpu_prover *p, const uint32_t *idx, size_t n, char *err, size_t errlen)
+{
+    return eval_gather(p->z, idx, n, p->sc, p->st, err, errlen);
+}
+
 static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cuzk_pool *pool, char *err,
                      size_t errlen)
 {
-    cuzk_gpu_prover *p = (cuzk_gpu_prover *)ctx;
+    cuzk_gpu_prover *p = ((heavy_ctx *)ctx)->p;
+    const cuzk_gpu_cs *gcs = ((heavy_ctx *)ctx)->gcs;
     const cuzk_gpu_pk *g = p->gpk;
     const cuzk_groth16_params *pk = in->pk;
     if (pk->n_h != g->n_h || pk->n_l != g->n_l || pk->n_a != g->n_a || pk->n_b != g->n_b || in->m != p->m)
@@ -257,7 +324,11 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     cudaStream_t st = p->st;
     size_t m = in->m;
     CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
-    if (in->a) {
+    int rc;
+    if (gcs) {
+        if ((rc = device_eval(p, gcs, in, err, errlen)))
+            return rc;
+    } else if (in->a) {
         CU(cudaMemcpyAsync(p->a, in->a, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
         CU(cudaMemcpyAsync(p->b, in->b, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of b");
         CU(cudaMemcpyAsync(p->c, in->c, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of c");
@@ -279,10 +350,12 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
             CU(cudaMemsetAsync(dst[v] + done, 0, (m - done) * sizeof(cuzk_fr), st), "zero padding");
         }
     }
-    CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
+    if (!gcs)
+        CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
+    CU(cudaEventRecord(p->ev[EV_EVAL], st), "cudaEventRecord");
 
     cuzk_ntt_domain d;
-    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
+    rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
     if (rc)
         return rc;
     if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
@@ -300,25 +373,34 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
         return rc;
     CU(cudaEventRecord(p->ev[EV_H], st), "cudaEventRecord");
 
-    /* H (scalars already on the device), then L, A, B1, B2 */
+    /* H (scalars already on the device), then L, A, B1, B2; with device evaluation the L scalars are z's
+     * aux part and the A and B scalars are gathered on the device */
     msm_arg mh = {g->h, p->a, m - 1, false, &o->h};
-    msm_arg ml = {g->l, p->sc, g->n_l, false, &o->l};
+    msm_arg ml = {g->l, gcs ? p->z + in->ni : p->sc, g->n_l, false, &o->l};
     msm_arg ma = {g->a, p->sc, g->n_a, false, &o->a};
     msm_arg mb1 = {g->b1, p->sc, g->n_b, false, &o->b1};
     msm_arg mb2 = {g->b2, p->sc, g->n_b, true, &o->b2};
     if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
-        (rc = put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
+        (rc = gcs ? CUZK_OK : put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
-        (rc = put_scalars(p, in->sa, g->n_a, err, errlen)) ||
+        (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen) : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
-        (rc = put_scalars(p, in->sb, g->n_b, err, errlen)) ||
+        (rc = gcs ? gather_scalars(p, gcs->ib, g->n_b, err, errlen) : put_scalars(p, in->sb, g->n_b, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
         return rc;
     CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
+    if (gcs) {
+        unsigned long long bad = 0;
+        CU(cudaMemcpy(&bad, p->bad, sizeof bad, cudaMemcpyDeviceToHost), "read-back of the check's row");
+        if (bad != ~0ULL)
+            return cuzk_fail(err, errlen, CUZK_EUNSAT,
+                             "prove: the witness does not satisfy constraint %llu (A·z · B·z != C·z)", bad);
+    }
     cuzk_gpu_prove_times *t = &p->times;
     cudaEventElapsedTime(&t->upload, p->ev[EV_START], p->ev[EV_UPLOADED]);
-    cudaEventElapsedTime(&t->h, p->ev[EV_UPLOADED], p->ev[EV_H]);
+    cudaEventElapsedTime(&t->eval, p->ev[EV_UPLOADED], p->ev[EV_EVAL]);
+    cudaEventElapsedTime(&t->h, p->ev[EV_EVAL], p->ev[EV_H]);
     cudaEventElapsedTime(&t->msm_h, p->ev[EV_H], p->ev[EV_MSM_H]);
     cudaEventElapsedTime(&t->msm_l, p->ev[EV_MSM_H], p->ev[EV_MSM_L]);
     cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
@@ -329,12 +411,14 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
 }
 
 extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk,
-                                      const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_cs *cs,
+                                      const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_gpu_cs *gcs,
+                                      const cuzk_cs *cs,
                                       const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s,
                                       const cuzk_prove_opts *opts, cuzk_pool *pool, char *err, size_t errlen)
 {
     if (!gpk || !prover || prover->gpk != gpk)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the prover was not made for this device key");
-    prove_accel acc = {gpu_heavy, prover, true};
+    heavy_ctx hc = {prover, gcs};
+    prove_accel acc = {gpu_heavy, &hc, true, gcs != NULL};
     return prove_bellperson(out, pk, cs, z, r, s, opts, &acc, pool, err, errlen);
 }

@@ -295,7 +295,7 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
                      const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
                      const prove_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
 {
-    static const prove_accel cpu = {cpu_heavy, NULL, false};
+    static const prove_accel cpu = {cpu_heavy, NULL, false, false};
     if (!accel)
         accel = &cpu;
     static const cuzk_prove_opts defaults = {0};
@@ -333,13 +333,14 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
            pop_ba = popcount(w.uba, cs->n_aux);
     /* the caller's evaluations go to the accel as they are (no padded copies) when it takes them */
     bool rows = accel->rows_ok && opts->abc[0] && opts->abc[1] && opts->abc[2];
+    bool dev = accel->evals; /* the accel evaluates, checks and gathers */
+    bool check = !(opts->flags & CUZK_PROVE_NO_CHECK);
     if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
         (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
-        (rc = (rows ? check_rows(opts->abc, cs->n_constraints, !(opts->flags & CUZK_PROVE_NO_CHECK), pool,
-                                 err, errlen)
-                    : eval_abc(&w, cs, z, opts->abc, m, !(opts->flags & CUZK_PROVE_NO_CHECK), pool, err,
-                               errlen))) ||
-        (rc = gather_scalars(&w, cs, z, pk->n_a, pk->n_b, pool, err, errlen)))
+        (rc = (dev    ? CUZK_OK
+               : rows ? check_rows(opts->abc, cs->n_constraints, check, pool, err, errlen)
+                      : eval_abc(&w, cs, z, opts->abc, m, check, pool, err, errlen))) ||
+        (rc = dev ? CUZK_OK : gather_scalars(&w, cs, z, pk->n_a, pk->n_b, pool, err, errlen)))
         goto done;
 
     prove_heavy_in in = {pk,
@@ -356,7 +357,8 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
                          cs->n_aux,
                          w.sa,
                          w.sb,
-                         !(opts->flags & CUZK_PROVE_NO_SPLIT)};
+                         !(opts->flags & CUZK_PROVE_NO_SPLIT),
+                         check};
     prove_heavy_out acc;
     if ((rc = accel->heavy(accel->ctx, &in, &acc, pool, err, errlen)))
         goto done;

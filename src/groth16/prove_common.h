@@ -73,6 +73,7 @@ typedef struct {
     size_t n_aux;
     const cuzk_fr *sa, *sb; /* pk->n_a and pk->n_b scalars of the A and B queries */
     bool split;             /* split MSMs allowed (CUZK_PROVE_NO_SPLIT clears it) */
+    bool check;             /* an accel with evals: check a∘b = c (CUZK_EUNSAT naming the first bad row) */
 } prove_heavy_in;
 
 typedef struct {
@@ -85,6 +86,8 @@ typedef struct {
                  size_t errlen);
     void *ctx;
     bool rows_ok; /* takes the caller's rows as they are (prove_heavy_in.rows): no padded host copies */
+    bool evals;   /* evaluates a, b, c from z (z_in: all n_inputs + n_aux values), checks them and gathers
+                     the A/B scalars itself: a, b, c, rows, sa and sb are then NULL */
 } prove_accel;
 
 /* cuzk_groth16_prove_ex with the heavy middle done by accel (NULL = the CPU). */

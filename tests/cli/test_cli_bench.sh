@@ -4,7 +4,11 @@
 # fixed format; every knob is accepted as a flag; --help works on each command; bad flags, bad values
 # and stray arguments are usage errors (exit 2, a `cuzk-bench: ` line and the usage line); a budget
 # too small for the key and an unwritable timeline fail with exit 1 and leave no file behind;
-# `timeline report` (when built in) reads the batch's timeline.
+# --eval host and device both prove and the summary names the place; with --seed the proofs
+# (--proofs-out) are the same bytes whatever --witness-threads or --eval, and differ for another
+# seed; `sweep` prints one table row per combination (the CSV the same rows, a TIMELINE per
+# combination), skips j > c, reports a failing combination in its row and exits 1, and refuses bad
+# lists; `timeline report` (when built in) reads the batch's timeline.
 # Usage: bash tests/cli/test_cli_bench.sh <build-dir>
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -84,22 +88,151 @@ if grep -q '"lane":"post.1"' "$TMP/batch.jsonl" || grep -q '"lane":"post.0"' "$T
 run "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --budget=1G
 expect 0 "batch: --name=value and no timeline"
 
+# ---- evaluation place (the CPU backend does both; host is its default) ----------------------------------
+for place in host device; do
+    run "$BENCH" single "${TINY[@]}" --eval "$place"
+    expect 0 "--eval $place: exit 0"
+    expect_out '^  proofs +1 ok, 0 failed' "--eval $place: 1 ok"
+    expect_out "^  evaluation +$place " "--eval $place: the summary names the place"
+done
+run "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --eval=auto
+expect 0 "--eval=auto: exit 0"
+expect_out '^  evaluation +host ' "--eval auto on the CPU backend resolves to host"
+run "$BENCH" single "${TINY[@]}" --eval gpu
+expect_usage "--eval gpu (not a place)"
+run "$BENCH" single --eval
+expect_usage "--eval without a value"
+
+# ---- reproducible proofs: --witness-threads, --eval and --seed -----------------------------------------
+POREP=(batch -c 2 -j 2 --workload porep --constraints 12 --partitions 3 --threads 1)
+PROOF_BYTES=$((2 * 3 * 192))
+for t in 1 3; do
+    run "$BENCH" "${POREP[@]}" --seed 5 --witness-threads "$t" --proofs-out "$TMP/w$t.bin"
+    expect 0 "--witness-threads $t: exit 0"
+    expect_out "^  workload +porep-shaped .*witness pool $t thread" "--witness-threads $t: the pool has $t"
+    [ "$(stat -c %s "$TMP/w$t.bin" 2>/dev/null)" = "$PROOF_BYTES" ] &&
+        pass "--witness-threads $t: $PROOF_BYTES bytes of proofs" || fail "--witness-threads $t: proofs file size"
+done
+cmp -s "$TMP/w1.bin" "$TMP/w3.bin" && pass "--witness-threads 1 and 3: the same proofs" ||
+    fail "--witness-threads 1 and 3 give different proofs"
+run "$BENCH" "${POREP[@]}" --seed 5 --witness-threads 2 --eval device --proofs-out "$TMP/dev.bin"
+expect 0 "--eval device --proofs-out: exit 0"
+cmp -s "$TMP/w1.bin" "$TMP/dev.bin" && pass "--eval host and device: the same proofs" ||
+    fail "--eval host and device give different proofs"
+run "$BENCH" "${POREP[@]}" --seed 6 --proofs-out "$TMP/seed6.bin"
+expect 0 "--seed 6: exit 0"
+[ -s "$TMP/seed6.bin" ] && ! cmp -s "$TMP/w1.bin" "$TMP/seed6.bin" && pass "another seed: other proofs" ||
+    fail "--seed 5 and 6 give the same proofs (the comparison above proves nothing)"
+mkdir "$TMP/po"
+run "$BENCH" single "${TINY[@]}" --budget 1K --proofs-out "$TMP/po/p.bin"
+expect_fail "--proofs-out of a failing run"
+expect_empty_dir "$TMP/po" "--proofs-out: a failing run leaves no file"
+run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
+expect_fail "--proofs-out into a missing directory"
+grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||
+    pass "--proofs-out: a bad destination fails before the workload is built"
+run "$BENCH" single --witness-threads 0
+expect_usage "--witness-threads 0"
+
+# ---- sweep --------------------------------------------------------------------------------------------
+# rows: the table rows of the last run's stdout, as "c j gw status".
+rows() { sed -nE 's/^\| ([0-9]+) \| ([0-9]+) \| ([0-9]+) \|.*\| ([^|]*[^ |]) \|$/\1 \2 \3 \4/p' "$TMP/stdout"; }
+mkdir "$TMP/tl"
+run "$BENCH" sweep --c-list 2,3 --j-list 1,2 --gw-list 1,2 --workload porep --constraints 12 --threads 1 \
+    --csv "$TMP/sweep.csv" --timeline-dir "$TMP/tl"
+expect 0 "sweep: exit 0"
+expect_out '^\| c \| j \| gw \| wall s \| s/proof overall \| s/proof steady \| latency p50 s \| latency p95 s \| kernel util % \| budget peak GiB \| host peak RSS GiB \| status \|$' \
+    "sweep: the table header"
+WANT=$(for c in 2 3; do for j in 1 2; do for g in 1 2; do echo "$c $j $g ok"; done; done; done)
+[ "$(rows)" = "$WANT" ] && pass "sweep: 8 rows, one per combination, all ok" || fail "sweep: rows $(rows | tr '\n' ';')"
+[ "$(grep -c '^|' "$TMP/stdout")" -eq 10 ] && pass "sweep: stdout is the table only" || fail "sweep: stray stdout"
+grep -qE '^\| 3 \| 2 \| 2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+\*? \| ok \|$' \
+    "$TMP/stdout" && pass "sweep: a row has every figure" || fail "sweep: a figure is missing"
+expect_err 'workload ready' "sweep: progress on stderr"
+[ "$(grep -c 'building workload' "$TMP/stderr")" -eq 1 ] && pass "sweep: the workload is built once" ||
+    fail "sweep: the workload was built more than once"
+[ "$(grep -c 'proof [0-9]*/[0-9]* ok' "$TMP/stderr")" -eq 20 ] && pass "sweep: 20 proofs verified (4 x 2 + 4 x 3)" ||
+    fail "sweep: proof count on stderr"
+CSV_WANT=$(rows | awk '{ print $1 "," $2 "," $3 "," $4 }')
+[ "$(head -n 1 "$TMP/sweep.csv")" = "c,j,gw,wall_s,s_per_proof,steady_s_per_proof,latency_p50_s,latency_p95_s,kernel_util_pct,budget_peak_gib,host_peak_rss_gib,rss_scope,status" ] &&
+    pass "sweep: CSV header" || fail "sweep: CSV header $(head -n 1 "$TMP/sweep.csv")"
+[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $13 }')" = "$CSV_WANT" ] &&
+    pass "sweep: the CSV has the table's rows" || fail "sweep: CSV rows differ from the table"
+[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, 'NF == 13 && $4 > 0 && $12 != ""' | wc -l)" -eq 8 ] &&
+    pass "sweep: every CSV row is complete" || fail "sweep: incomplete CSV rows"
+ls "$TMP"/sweep.csv.tmp.* >/dev/null 2>&1 && fail "sweep: temporary CSV left" || pass "sweep: no temporary CSV left"
+[ "$(ls "$TMP/tl" | wc -l)" -eq 8 ] && pass "sweep: 8 TIMELINE files" || fail "sweep: TIMELINE files $(ls "$TMP/tl")"
+check_timeline "$TMP/tl/c3-j2-gw2.jsonl" "sweep timeline"
+[ "$(count DELIVER "$TMP/tl/c3-j2-gw2.jsonl")" -eq 3 ] && [ "$(count DELIVER "$TMP/tl/c2-j1-gw1.jsonl")" -eq 2 ] &&
+    pass "sweep: each TIMELINE holds its combination" || fail "sweep: DELIVER counts in the TIMELINE files"
+
+run "$BENCH" sweep --c-list 1,2 --j-list 1,2 --gw-list 1 "${TINY[@]}" --eval device
+expect 0 "sweep with j > c: exit 0"
+[ "$(rows)" = "$(printf '1 1 1 ok\n2 1 1 ok\n2 2 1 ok')" ] && pass "sweep: j > c skipped" || fail "sweep: rows $(rows | tr '\n' ';')"
+expect_err 'skipping c=1 j=2' "sweep: says what it skipped"
+expect_err 'evaluation device' "sweep: --eval reaches each engine"
+
+# a combination that fails (its TIMELINE path is a directory): reported in its row, the sweep goes on
+mkdir -p "$TMP/tl2/c2-j1-gw1.jsonl"
+run "$BENCH" sweep --c-list 2 --j-list 1 --gw-list 1,2 "${TINY[@]}" --timeline-dir "$TMP/tl2" --csv "$TMP/fail.csv"
+expect_fail "sweep with a failing combination"
+[ "$(rows)" = "$(printf '2 1 1 FAILED: TIMELINE not written\n2 1 2 ok')" ] &&
+    pass "sweep: the failure is in its row, the next combination ran" || fail "sweep: rows $(rows | tr '\n' ';')"
+[ "$(tail -n +2 "$TMP/fail.csv" | cut -d, -f13 | tr '\n' ';')" = "FAILED: TIMELINE not written;ok;" ] &&
+    pass "sweep: the CSV is written with the failure" || fail "sweep: CSV after a failure"
+run "$BENCH" sweep --c-list 2 --j-list 1,2 --gw-list 1 "${TINY[@]}" --budget 64K
+expect_fail "sweep: proofs refused by the budget"
+[ "$(rows)" = "$(printf '2 1 1 FAILED: 2 of 2 proofs\n2 2 1 FAILED: 2 of 2 proofs')" ] &&
+    pass "sweep: failed proofs counted in the rows" || fail "sweep: rows $(rows | tr '\n' ';')"
+
+mkdir "$TMP/csvdir"
+run "$BENCH" sweep --c-list 1 --j-list 1 --gw-list 1 "${TINY[@]}" --csv "$TMP/missing-dir/s.csv"
+expect_fail "sweep --csv into a missing directory"
+run "$BENCH" sweep --c-list 1 --j-list 1 --gw-list 1 "${TINY[@]}" --timeline-dir "$TMP/missing-dir" --csv "$TMP/csvdir/s.csv"
+expect_fail "sweep --timeline-dir missing"
+expect_empty_dir "$TMP/csvdir" "sweep: a failure before the run leaves no CSV"
+grep -q 'building workload' "$TMP/stderr" && fail "sweep: bad destinations found after the build" ||
+    pass "sweep: bad destinations fail before the workload is built"
+
+for bad in "--c-list 0" "--c-list 2,,3" "--c-list 2,x" "--c-list ,2" "--c-list 2," "--j-list 2,2" "--gw-list 65" \
+    "--c-list 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17" "--c-list 1 --j-list 2" "-c 3" "--gpu-workers 2" \
+    "--timeline t.jsonl" "--proofs-out p.bin" "--eval nowhere" "--c-list"; do
+    # shellcheck disable=SC2086
+    run "$BENCH" sweep $bad
+    expect_usage "sweep $bad"
+done
+run "$BENCH" sweep --gpu-workers 2
+expect_err 'sweep takes --gw-list instead of --gpu-workers' "sweep --gpu-workers: points to --gw-list"
+# 16 entries parse (the run then stops at j > c for all of them, a different usage error)
+run "$BENCH" sweep --c-list 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --j-list 17
+expect_usage "sweep: every combination has j > c"
+expect_err 'nothing to run' "sweep: 16 entries are accepted"
+
 # ---- help -------------------------------------------------------------------------------------------
-for cmd in single batch; do
+for cmd in single batch sweep; do
     run "$BENCH" "$cmd" --help
     expect 0 "$cmd --help: exit 0"
-    for flag in --backend --workload --partitions --constraints --synth-threads --gpu-workers --threads --post-threads \
-        --devices --queue-depth --pool-idle --budget --priority --seed --no-check --timeline; do
-        grep -q -- "$flag" "$TMP/stdout" || fail "$cmd --help lacks $flag"
+    flags=(--backend --eval --workload --partitions --constraints --synth-threads --witness-threads --threads
+        --post-threads --devices --queue-depth --pool-idle --budget --priority --seed --no-check)
+    if [ "$cmd" = sweep ]; then
+        flags+=(--c-list --j-list --gw-list --csv --timeline-dir)
+    else
+        flags+=(--gpu-workers --timeline --proofs-out)
+    fi
+    for flag in "${flags[@]}"; do
+        grep -q -- "$flag " "$TMP/stdout" || fail "$cmd --help lacks $flag"
     done
     pass "$cmd --help lists every knob"
 done
+grep -qE -- '--gpu-workers|--timeline FILE|--count|--proofs-out' "$TMP/stdout" &&
+    fail "sweep --help lists a flag sweep does not take" || pass "sweep --help lists only its own flags"
 run "$BENCH" batch --help
 expect_out '-c, --count N' "batch --help lists -c"
 expect_out '-j, --concurrency M' "batch --help lists -j"
 run "$BENCH" --help
 expect 0 "--help: exit 0"
 expect_out 'single' "--help lists single"
+expect_out '^  sweep ' "--help lists sweep"
 
 # ---- usage errors --------------------------------------------------------------------------------------
 run "$BENCH"

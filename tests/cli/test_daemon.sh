@@ -26,10 +26,25 @@ expect 0 "cuzk setup makes the bits key"
 run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --print-config
 expect 0 "cuzkd.example.toml loads"
 expect_out '^listen = \["unix:///run/curio/cuzk.sock"\]$' "... its listen address is the default socket"
+expect_out '^eval = "auto"$' "... engine.eval auto"
 run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --listen 127.0.0.1:9 --drain-timeout 5s --print-config
 expect 0 "flags over the config file"
 expect_out '^listen = \["127.0.0.1:9"\]$' "... --listen replaces the file's list"
 expect_out '^drain_timeout = 5$' "... --drain-timeout 5s"
+printf '[engine]\neval = "host"\n' >"$TMP/eval.toml"
+run "$CUZKD" --config "$TMP/eval.toml" --print-config
+expect 0 "engine.eval = \"host\" loads"
+expect_out '^eval = "host"$' "... and is in effect"
+run "$CUZKD" --config "$TMP/eval.toml" --eval device --print-config
+expect 0 "--eval device over the file"
+expect_out '^eval = "device"$' "... replaces the file's host"
+printf '[engine]\neval = "gpu"\n' >"$TMP/bad-eval.toml"
+run "$CUZKD" --config "$TMP/bad-eval.toml"
+expect 2 "engine.eval = \"gpu\": exit 2"
+expect_err 'bad-eval.toml:2: engine.eval must be "auto", "host" or "device"' "... naming the file, the line and the values"
+run "$CUZKD" --eval sometimes
+expect 2 "--eval sometimes: exit 2"
+expect_err "^cuzkd: --eval expects auto, host or device, not 'sometimes'$" "... with the reason"
 cat >"$TMP/compat.toml" <<'TOML'
 # keys of an original cuzk.toml
 [daemon]
@@ -98,12 +113,15 @@ for t in rpc shutdown load; do
 done
 
 # ---- cuzk-bench --addr -------------------------------------------------------------------------
+# this daemon evaluates a, b, c in the device phase (the Node.js tests' daemons take the CPU default, host)
 SOCK=$TMP/bench.sock
 "$CUZKD" --listen "unix://$SOCK" --socket-mode 0600 --budget 1G --circuit "bits=$TMP/bits.params,$FIX/bits/circuit.r1cs" \
-    --synth-max-scale 12 >"$TMP/bench-daemon.log" 2>&1 &
+    --synth-max-scale 12 --eval device >"$TMP/bench-daemon.log" 2>&1 &
 DPID=$!
 for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
 [ "$(stat -c %a "$SOCK")" = 600 ] && pass "--socket-mode 0600 is applied" || fail "socket mode $(stat -c %a "$SOCK")"
+grep -qE 'engine: cpu backend, .*, device evaluation, budget' "$TMP/bench-daemon.log" &&
+    pass "--eval device reaches the engine (its start-up line)" || fail "no 'device evaluation' in the daemon log"
 A="unix://$SOCK"
 run "$BENCH" --addr "$A" status
 expect 0 "cuzk-bench --addr status"

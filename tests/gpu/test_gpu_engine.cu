@@ -6,8 +6,11 @@
  *                          cuzk_groth16_setup; 4 jobs of 3 partitions through an engine with 2 GPU
  *                          workers per device and seeded r, s. Every delivered proof must equal the CPU
  *                          prover's bytes for the same (job, partition) r and s, and verify; a
- *                          cancelled job returns CUZK_ECANCELED; after the key is dropped the budget
- *                          holds nothing.
+ *                          cancelled job returns CUZK_ECANCELED; a job whose partition 1 has a
+ *                          broken witness fails with CUZK_EUNSAT naming the row while the others
+ *                          deliver; after the key is dropped the budget holds nothing. All of it
+ *                          twice: with a, b, c evaluated by synthesis on the host, then on the
+ *                          device (the backend's default, checked through cuzk_engine_get_config).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@ extern "C" {
 typedef struct {
     const cuzk_fr *z;
     size_t n_z;
+    int64_t bad_part; /* this partition gets a broken witness (-1: none) */
 } witness;
 
 static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err, size_t errlen)
@@ -35,45 +39,33 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
     if (n_z != w->n_z)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "witness size %zu, expected %zu", n_z, w->n_z);
     memcpy(z, w->z, n_z * sizeof *z);
+    if ((int64_t)part == w->bad_part)
+        cuzk_fr_add(&z[n_z - 1], &z[n_z - 1], &CUZK_FR_ONE);
     return CUZK_OK;
 }
 
-int main(int argc, char **argv)
+static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs,
+                      const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg)
 {
-    unsigned lg = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
-    if (lg < 4 || lg > 24) {
-        fprintf(stderr, "usage: test_gpu_engine [LG 4..24]\n");
-        return 2;
-    }
-    test_rng_init("test_gpu_engine");
-    const cuzk_engine_backend *be = cuzk_engine_backend_gpu();
-    if (!be) {
-        fprintf(stderr, "test_gpu_engine: no CUDA device\n");
-        return 2;
-    }
+    const char *pname = place == CUZK_ENGINE_EVAL_HOST ? "host" : "device";
     char err[256] = "";
-    size_t nc = ((size_t)1 << lg) - 2, ni = 2, na = nc;
-    cuzk_cs cs;
-    cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
-    cuzk_groth16_params pk;
-    memset(&pk, 0, sizeof pk);
-    cuzk_pool *pool = cuzk_pool_new(0);
-    CHECK(cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
-    CHECK(cuzk_groth16_setup(&pk, &cs, NULL, pool, err, sizeof err) == CUZK_OK, "setup: %s", err);
-
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.backend = be;
     cfg.gpu_workers = 2;
     cfg.rs_seed = test_rand64() | 1;
+    cfg.eval = place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place; /* AUTO must mean device */
     cuzk_engine *e = NULL;
     int rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
     CHECK(rc == CUZK_OK, "engine: %s", err);
     if (rc)
-        return test_finish("test_gpu_engine");
+        return;
+    cuzk_engine_config got;
+    cuzk_engine_get_config(e, &got);
+    CHECK(got.eval == place, "evaluation place %d, want %d", (int)got.eval, (int)place);
     cuzk_engine_key *key = NULL;
     CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
-    witness w = {z, ni + na};
+    witness w = {z, ni + na, -1};
 
     uint64_t ids[5];
     double t0 = now_s();
@@ -111,13 +103,68 @@ int main(int argc, char **argv)
         }
         cuzk_engine_result_free(&res);
     }
-    printf("2^%u rows: 4 jobs x 3 partitions through the GPU engine in %.2f s (incl. the cancelled one)\n", lg,
-           now_s() - t0);
+    printf("2^%u rows, %s evaluation: 4 jobs x 3 partitions through the GPU engine in %.2f s (incl. the "
+           "cancelled one)\n",
+           lg, pname, now_s() - t0);
+    /* a broken witness in partition 1: that job fails with the row, a good job beside it delivers */
+    witness bad = {z, ni + na, 1};
+    cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
+    memcpy(z2, z, (ni + na) * sizeof(cuzk_fr));
+    cuzk_fr_add(&z2[ni + na - 1], &z2[ni + na - 1], &CUZK_FR_ONE);
+    int64_t want = cuzk_cs_check(&cs, z2, pool);
+    free(z2);
+    uint64_t id_bad = 0, id_good = 0;
+    cuzk_engine_job job;
+    memset(&job, 0, sizeof job);
+    job.key = key, job.n_parts = 3, job.prio = CUZK_PRIO_NORMAL, job.synth = synth, job.user = &bad;
+    CHECK(cuzk_engine_submit(e, &job, &id_bad, err, sizeof err) == CUZK_OK, "submit bad: %s", err);
+    job.user = &w;
+    CHECK(cuzk_engine_submit(e, &job, &id_good, err, sizeof err) == CUZK_OK, "submit good: %s", err);
+    cuzk_engine_result res;
+    rc = cuzk_engine_await(e, id_bad, &res, err, sizeof err);
+    char row[64];
+    snprintf(row, sizeof row, "constraint %lld", (long long)want);
+    CHECK(want >= 0 && rc == CUZK_EUNSAT && res.failed_part == 1 && strstr(res.error, row),
+          "%s evaluation, broken witness: rc %d, partition %d, \"%s\" (want row %lld)", pname, rc, res.failed_part,
+          res.error, (long long)want);
+    cuzk_engine_result_free(&res);
+    rc = cuzk_engine_await(e, id_good, &res, err, sizeof err);
+    CHECK(rc == CUZK_OK && res.n_proofs == 3, "%s evaluation, job beside the broken one: rc %d %s", pname, rc,
+          res.error);
+    cuzk_engine_result_free(&res);
+
     cuzk_engine_key_free(key);
     cuzk_engine_stats st;
     cuzk_engine_get_stats(e, &st);
     CHECK(st.budget_used == 0, "budget after the key is dropped: %llu bytes", (unsigned long long)st.budget_used);
     cuzk_engine_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned lg = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
+    if (lg < 4 || lg > 24) {
+        fprintf(stderr, "usage: test_gpu_engine [LG 4..24]\n");
+        return 2;
+    }
+    test_rng_init("test_gpu_engine");
+    const cuzk_engine_backend *be = cuzk_engine_backend_gpu();
+    if (!be) {
+        fprintf(stderr, "test_gpu_engine: no CUDA device\n");
+        return 2;
+    }
+    char err[256] = "";
+    size_t nc = ((size_t)1 << lg) - 2, ni = 2, na = nc;
+    cuzk_cs cs;
+    cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
+    cuzk_groth16_params pk;
+    memset(&pk, 0, sizeof pk);
+    cuzk_pool *pool = cuzk_pool_new(0);
+    CHECK(cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
+    CHECK(cuzk_cs_compact(&cs) == CUZK_OK, "compact");
+    CHECK(cuzk_groth16_setup(&pk, &cs, NULL, pool, err, sizeof err) == CUZK_OK, "setup: %s", err);
+    run_place(CUZK_ENGINE_EVAL_HOST, be, pk, cs, z, ni, na, pool, lg);
+    run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);

@@ -9,9 +9,17 @@
  *                                 equal the CPU proof's for the same r and s, it
  *                                 verifies, r = s = 0 too; a broken witness is
  *                                 refused with its row; a prover made for another
- *                                 key is refused
+ *                                 key is refused. Each also with device evaluation
+ *                                 (cuzk_gpu_cs): the matrices in all three coefficient
+ *                                 forms (plain, u8 and u16 indices), PoRep-shaped
+ *                                 circuits whose packed checks take the long-row
+ *                                 kernel; the same bytes, the same refused row
  *   test_gpu_prove bench LG       one circuit of 2^LG - 64 rows (Groth16-like
- *                                 0/1-heavy witness): device stage times, median of 5
+ *                                 0/1-heavy witness): device stage times, median of 5,
+ *                                 host evaluation then device evaluation
+ *   test_gpu_prove bench-porep LG the PoRep-shaped circuit at scale 2^(LG-27) (27: one
+ *                                 full partition), key made on the GPU: device stage
+ *                                 times with device evaluation, median of 3
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -21,7 +29,9 @@
 #include "cuzk/cs.h"
 #include "cuzk/gpu.h"
 #include "cuzk/gpu_prove.h"
+#include "cuzk/gpu_setup.h"
 #include "cuzk/pool.h"
+#include "cuzk/porep_synth.h"
 #include "cuzk/prove.h"
 #include "cuzk/serialize.h"
 #include "cuzk/setup.h"
@@ -38,19 +48,22 @@ typedef struct {
     cuzk_fr *z;
     cuzk_groth16_params pk;
     cuzk_gpu_pk *gpk;
+    cuzk_gpu_cs *gcs; /* the same circuit resident for device evaluation */
     cuzk_gpu_prover *pr;
 } circuit;
 
-static bool circuit_make(circuit *c, size_t ni, size_t na, size_t nc, cuzk_cs_shape shape)
+/* Key, resident key, resident circuit and prover for c->cs (c->z set); setup on the GPU when gpu_setup. */
+static bool circuit_load(circuit *c, bool gpu_setup)
 {
     char err[256] = "";
-    memset(c, 0, sizeof *c);
-    c->z = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
-    int rc = cuzk_cs_random(&c->cs, c->z, ni, na, nc, test_rand64(), shape);
-    CHECK(rc == CUZK_OK, "cs_random %zu/%zu/%zu: %d", ni, na, nc, rc);
-    if (rc)
-        return false;
-    rc = cuzk_groth16_setup(&c->pk, &c->cs, NULL, g_pool, err, sizeof err);
+    cuzk_groth16_toxic tw;
+    size_t n = c->cs.n_constraints + c->cs.n_inputs, m = 1;
+    while (m < n)
+        m *= 2;
+    int rc = cuzk_groth16_toxic_random(&tw, m, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, &tw, gpu_setup ? cuzk_gpu_setup_accel() : NULL, g_pool, err,
+                                      sizeof err);
     CHECK(rc == CUZK_OK, "setup: %s", err);
     if (rc)
         return false;
@@ -58,14 +71,51 @@ static bool circuit_make(circuit *c, size_t ni, size_t na, size_t nc, cuzk_cs_sh
     CHECK(rc == CUZK_OK, "gpu pk load: %s", err);
     if (rc)
         return false;
+    rc = cuzk_gpu_cs_load(&c->gcs, &c->cs, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "gpu cs load: %s", err);
+    if (rc)
+        return false;
     rc = cuzk_gpu_prover_new(&c->pr, c->gpk, err, sizeof err);
     CHECK(rc == CUZK_OK, "gpu prover: %s", err);
     return rc == CUZK_OK;
 }
 
+/* A random circuit; compact = convert its matrices to the compact form (u8 or u16 indices where the
+ * distinct coefficients allow), so that device evaluation sees every form. */
+static bool circuit_make(circuit *c, size_t ni, size_t na, size_t nc, cuzk_cs_shape shape, bool compact)
+{
+    memset(c, 0, sizeof *c);
+    c->z = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
+    int rc = cuzk_cs_random(&c->cs, c->z, ni, na, nc, test_rand64(), shape);
+    CHECK(rc == CUZK_OK, "cs_random %zu/%zu/%zu: %d", ni, na, nc, rc);
+    if (rc)
+        return false;
+    if (compact && cuzk_cs_compact(&c->cs) != CUZK_OK)
+        return false;
+    return circuit_load(c, false);
+}
+
+/* The PoRep-shaped circuit at scale 2^-k and partition part's witness. */
+static bool circuit_porep(circuit *c, unsigned k, uint32_t part, bool gpu_setup)
+{
+    char err[256] = "";
+    memset(c, 0, sizeof *c);
+    cuzk_porep_shape sh;
+    int rc = cuzk_porep_shape_scale(&sh, k, test_rand64());
+    if (rc == CUZK_OK)
+        rc = cuzk_porep_synth_cs(&c->cs, &sh, g_pool, err, sizeof err);
+    if (rc == CUZK_OK && !(c->z = (cuzk_fr *)malloc((sh.inputs + sh.aux) * sizeof(cuzk_fr))))
+        rc = CUZK_ENOMEM;
+    if (rc == CUZK_OK)
+        rc = cuzk_porep_synth_witness(c->z, &sh, part, g_pool, err, sizeof err);
+    CHECK(rc == CUZK_OK, "porep-shaped circuit 2^-%u: %s", k, err);
+    return rc == CUZK_OK && circuit_load(c, gpu_setup);
+}
+
 static void circuit_free(circuit *c)
 {
     cuzk_gpu_prover_free(c->pr);
+    cuzk_gpu_cs_free(c->gcs);
     cuzk_gpu_pk_free(c->gpk);
     cuzk_groth16_params_free(&c->pk);
     cuzk_cs_free(&c->cs);
@@ -77,17 +127,15 @@ static bool proof_eq(const cuzk_groth16_proof *a, const cuzk_groth16_proof *b)
     return cuzk_g1_affine_eq(&a->a, &b->a) && cuzk_g2_affine_eq(&a->b, &b->b) && cuzk_g1_affine_eq(&a->c, &b->c);
 }
 
-static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape)
+/* CPU vs GPU (host evaluation, then device evaluation) on one loaded circuit; a broken witness refused. */
+static void check_loaded(circuit &c, const char *what)
 {
-    circuit c;
     char err[256] = "";
-    if (!circuit_make(&c, ni, na, nc, shape)) {
-        circuit_free(&c);
-        return;
-    }
-    for (int round = 0; round < 3; round++) {
+    size_t ni = c.cs.n_inputs, na = c.cs.n_aux, nc = c.cs.n_constraints;
+    for (int round = 0; round < 6; round++) {
+        const cuzk_gpu_cs *gcs = round % 2 ? c.gcs : NULL;
         cuzk_fr r, s;
-        if (round == 2) {
+        if (round >= 4) {
             r = CUZK_FR_ZERO;
             s = CUZK_FR_ZERO;
         } else {
@@ -98,16 +146,17 @@ static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape)
         memset(&gpu, 0x5a, sizeof gpu); /* poison */
         int rc1 = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "cpu prove %zu rows: %s", nc, err);
-        int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, &c.cs, c.z, &r, &s, NULL, g_pool, err,
+        int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, &r, &s, NULL, g_pool, err,
                                          sizeof err);
-        CHECK(rc2 == CUZK_OK, "gpu prove %zu rows (shape %d): %s", nc, (int)shape, err);
+        CHECK(rc2 == CUZK_OK, "gpu prove %s (%s evaluation): %s", what, gcs ? "device" : "host", err);
         if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
             CHECK(memcmp(bc, bg, sizeof bc) == 0 && proof_eq(&cpu, &gpu),
-                  "gpu proof bytes differ from the cpu's (%zu inputs, %zu aux, %zu rows, shape %d, round %d)", ni,
-                  na, nc, (int)shape, round);
+                  "gpu proof bytes differ from the cpu's (%s, %zu inputs, %zu aux, %zu rows, %s evaluation, "
+                  "round %d)",
+                  what, ni, na, nc, gcs ? "device" : "host", round);
             /* independent verification of the GPU proof */
             cuzk_groth16_pvk pvk;
             int v = cuzk_groth16_prepare(&pvk, &c.pk.vk, err, sizeof err);
@@ -117,23 +166,36 @@ static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape)
             }
         }
     }
-    /* a broken witness is refused with the row */
+    /* a broken witness is refused with the row, by either evaluation; the last variable and a random one */
     if (nc > 3) {
         cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
-        memcpy(z2, c.z, (ni + na) * sizeof(cuzk_fr));
-        cuzk_fr_add(&z2[ni + na - 1], &z2[ni + na - 1], &CUZK_FR_ONE);
-        int64_t want = cuzk_cs_check(&c.cs, z2, g_pool);
-        cuzk_groth16_proof gpu;
-        int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, &c.cs, z2, NULL, NULL, NULL, g_pool, err,
-                                        sizeof err);
-        if (want >= 0) {
-            char row[64];
-            snprintf(row, sizeof row, "constraint %lld ", (long long)want);
-            CHECK(rc == CUZK_EUNSAT && strstr(err, row), "broken witness: rc %d, %s (want row %lld)", rc, err,
-                  (long long)want);
+        for (int t = 0; t < 4; t++) {
+            memcpy(z2, c.z, (ni + na) * sizeof(cuzk_fr));
+            size_t v = t < 2 ? ni + na - 1 : ni + (size_t)(test_rand64() % na);
+            cuzk_fr_add(&z2[v], &z2[v], &CUZK_FR_ONE);
+            int64_t want = cuzk_cs_check(&c.cs, z2, g_pool);
+            cuzk_groth16_proof gpu;
+            const cuzk_gpu_cs *gcs = t % 2 ? c.gcs : NULL;
+            int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, z2, NULL, NULL, NULL, g_pool, err,
+                                            sizeof err);
+            if (want >= 0) {
+                char row[64];
+                snprintf(row, sizeof row, "constraint %lld ", (long long)want);
+                CHECK(rc == CUZK_EUNSAT && strstr(err, row), "%s, broken witness (%s evaluation): rc %d, %s (want row %lld)",
+                      what, gcs ? "device" : "host", rc, err, (long long)want);
+            }
         }
         free(z2);
     }
+}
+
+static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape, bool compact)
+{
+    circuit c;
+    char what[96];
+    snprintf(what, sizeof what, "random circuit, shape %d, %s form", (int)shape, compact ? "compact" : "plain");
+    if (circuit_make(&c, ni, na, nc, shape, compact))
+        check_loaded(c, what);
     circuit_free(&c);
 }
 
@@ -144,62 +206,124 @@ static int cmd_check(void)
                                       {17, 4000, 4070}, {4, 20000, 16300}, {33, 60000, 65400}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int sh = 0; sh < 2; sh++)
-            check_circuit(sizes[i][0], sizes[i][1], sizes[i][2], sh ? CUZK_CS_RANDOM_BITS : CUZK_CS_RANDOM_UNIFORM);
+            check_circuit(sizes[i][0], sizes[i][1], sizes[i][2], sh ? CUZK_CS_RANDOM_BITS : CUZK_CS_RANDOM_UNIFORM,
+                          i % 2 == 1);
+    /* compact forms: u8 indices (0/1 circuits, few coefficients) and u16 (uniform, below 65536 values) */
+    check_circuit(3, 500, 600, CUZK_CS_RANDOM_BITS, true);
+    check_circuit(3, 3000, 2000, CUZK_CS_RANDOM_UNIFORM, true);
     printf("proof checks done (%.1f s)\n", now_s() - t0);
+    /* PoRep-shaped: long packed-check rows (the warp-per-row kernel), u8 indices, partitions 0 and 7 */
+    for (unsigned k = 16; k >= 13; k -= 3) {
+        circuit c;
+        char what[64];
+        snprintf(what, sizeof what, "porep-shaped 2^-%u", k);
+        if (circuit_porep(&c, k, k == 16 ? 0 : 7, false))
+            check_loaded(c, what);
+        circuit_free(&c);
+    }
+    printf("porep-shaped checks done (%.1f s)\n", now_s() - t0);
 
     /* a prover made for another key */
     circuit a, b;
     char err[256] = "";
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (circuit_make(&a, 2, 10, 12, CUZK_CS_RANDOM_UNIFORM) && circuit_make(&b, 2, 10, 12, CUZK_CS_RANDOM_UNIFORM)) {
+    if (circuit_make(&a, 2, 10, 12, CUZK_CS_RANDOM_UNIFORM, false) &&
+        circuit_make(&b, 2, 10, 13, CUZK_CS_RANDOM_UNIFORM, false)) {
         cuzk_groth16_proof p;
-        int rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, b.pr, &a.cs, a.z, NULL, NULL, NULL, g_pool, err,
+        int rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, b.pr, NULL, &a.cs, a.z, NULL, NULL, NULL, g_pool, err,
                                         sizeof err);
         CHECK(rc == CUZK_EINVAL, "a prover of another key was accepted (rc %d)", rc);
+        /* a resident circuit of another shape */
+        rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, a.pr, b.gcs, &a.cs, a.z, NULL, NULL, NULL, g_pool, err,
+                                    sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "device circuit"), "a circuit of another shape: rc %d, %s", rc, err);
     }
     circuit_free(&a);
     circuit_free(&b);
     return test_finish("test_gpu_prove check");
 }
 
+/* Median device stage times of `runs` proofs of c (after one warm-up), printed as one table row. */
+static int bench_rows(circuit &c, const cuzk_gpu_cs *gcs, int runs, const char *label)
+{
+    enum { N = 11 };
+    float v[N][5];
+    char err[256] = "";
+    cuzk_groth16_proof p;
+    cuzk_prove_opts opts = {0};
+    int rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, NULL, NULL, &opts, g_pool, err,
+                                    sizeof err);
+    for (int i = 0; i < runs && rc == CUZK_OK; i++) {
+        double w0 = now_s();
+        rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, NULL, NULL, &opts, g_pool, err,
+                                    sizeof err);
+        cuzk_gpu_prove_times t;
+        cuzk_gpu_prover_times(c.pr, &t);
+        float row[N] = {(float)((now_s() - w0) * 1e3), t.total, t.upload, t.eval, t.h, t.msm_h, t.msm_l, t.msm_a,
+                        t.msm_b1, t.msm_b2, 0};
+        for (int k = 0; k < N; k++)
+            v[k][i] = row[k];
+    }
+    CHECK(rc == CUZK_OK, "bench prove (%s): %s", label, err);
+    if (rc != CUZK_OK)
+        return rc;
+    for (int k = 0; k < N - 1; k++)
+        qsort(v[k], (size_t)runs, sizeof(float), cmp_float);
+    int mid = runs / 2;
+    printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", label,
+           gcs ? "device" : "host", v[0][mid], v[1][mid], v[2][mid], v[3][mid], v[4][mid], v[5][mid], v[6][mid],
+           v[7][mid], v[8][mid], v[9][mid]);
+    fflush(stdout);
+    return CUZK_OK;
+}
+
+static void bench_header(void)
+{
+    printf("| circuit | evaluation | wall ms (host work + device + verify) | device ms | upload | eval+check | "
+           "H (NTTs) | MSM H | MSM L | MSM A | MSM B1 | MSM B2 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
 static int cmd_bench(unsigned lg)
 {
     size_t nc = ((size_t)1 << lg) - 64, ni = 8, na = nc;
     circuit c;
-    char err[256] = "";
     double t0 = now_s();
-    if (!circuit_make(&c, ni, na, nc, CUZK_CS_RANDOM_BITS)) {
+    if (!circuit_make(&c, ni, na, nc, CUZK_CS_RANDOM_BITS, true)) {
         circuit_free(&c);
         return test_finish("test_gpu_prove bench");
     }
-    printf("2^%u: circuit + setup + upload %.1f s (host); key on device %.2f GiB, prover buffers %.2f GiB\n", lg,
-           now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0, cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
-    float tot[5], h[5], mh[5], ml[5], ma[5], mb1[5], mb2[5], up[5], wall[5];
-    cuzk_groth16_proof p;
-    cuzk_prove_opts opts = {0};
-    int rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, &c.cs, c.z, NULL, NULL, &opts, g_pool, err, sizeof err);
-    for (int i = 0; i < 5 && rc == CUZK_OK; i++) {
-        double w0 = now_s();
-        rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, &c.cs, c.z, NULL, NULL, &opts, g_pool, err, sizeof err);
-        wall[i] = (float)((now_s() - w0) * 1e3);
-        cuzk_gpu_prove_times t;
-        cuzk_gpu_prover_times(c.pr, &t);
-        tot[i] = t.total, h[i] = t.h, mh[i] = t.msm_h, ml[i] = t.msm_l, ma[i] = t.msm_a, mb1[i] = t.msm_b1,
-        mb2[i] = t.msm_b2, up[i] = t.upload;
-    }
-    CHECK(rc == CUZK_OK, "bench prove: %s", err);
-    if (rc == CUZK_OK) {
-        float *all[] = {wall, tot, up, h, mh, ml, ma, mb1, mb2};
-        for (int k = 0; k < 9; k++)
-            qsort(all[k], 5, sizeof(float), cmp_float);
-        printf("| rows | wall ms (host eval+check+device+verify) | device ms | upload | H (NTTs) | MSM H | MSM L | "
-               "MSM A | MSM B1 | MSM B2 |\n|---|---|---|---|---|---|---|---|---|---|\n");
-        printf("| 2^%u-64 | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", lg, wall[2], tot[2],
-               up[2], h[2], mh[2], ml[2], ma[2], mb1[2], mb2[2]);
-    }
+    printf("2^%u: circuit + setup + upload %.1f s (host); key on device %.2f GiB, circuit %.2f GiB, prover buffers "
+           "%.2f GiB\n",
+           lg, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0, cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0,
+           cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
+    char label[32];
+    snprintf(label, sizeof label, "random 2^%u-64", lg);
+    bench_header();
+    if (bench_rows(c, NULL, 5, label) == CUZK_OK)
+        bench_rows(c, c.gcs, 5, label);
     circuit_free(&c);
     return test_finish("test_gpu_prove bench");
+}
+
+static int cmd_bench_porep(unsigned lg)
+{
+    circuit c;
+    double t0 = now_s();
+    if (!circuit_porep(&c, 27 - lg, 3, true)) {
+        circuit_free(&c);
+        return test_finish("test_gpu_prove bench-porep");
+    }
+    printf("porep-shaped 2^%d scale (%zu rows, %zu aux): circuit + witness + GPU setup + upload %.1f s; key on "
+           "device %.2f GiB, circuit %.2f GiB, prover buffers %.2f GiB\n",
+           (int)lg - 27, c.cs.n_constraints, c.cs.n_aux, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0,
+           cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0, cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
+    char label[32];
+    snprintf(label, sizeof label, "porep 2^%d", (int)lg - 27);
+    bench_header();
+    bench_rows(c, c.gcs, 3, label);
+    circuit_free(&c);
+    return test_finish("test_gpu_prove bench-porep");
 }
 
 int main(int argc, char **argv)
@@ -212,8 +336,10 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0 && argc > 2 && atoi(argv[2]) >= 10 && atoi(argv[2]) <= 27)
         rc = cmd_bench((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27)
+        rc = cmd_bench_porep((unsigned)atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: test_gpu_prove check | bench LG (10..27)\n");
+        fprintf(stderr, "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27)\n");
         rc = 2;
     }
     cuzk_pool_free(g_pool);

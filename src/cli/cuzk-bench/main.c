@@ -3,14 +3,17 @@
  *
  *   cuzk-bench single [options]                 one proof through the engine
  *   cuzk-bench batch -c N -j M [options]        N proofs, at most M in flight
+ *   cuzk-bench sweep [lists] [options]          a batch per (c, j, gw), one table
  *   cuzk-bench timeline report FILE [--svg OUT] explain a TIMELINE file
  *
- * Every engine knob is a flag. Options may come in any order; `--name value`
- * and `--name=value` are both accepted, as are `-c N` and `-j M`. An unknown
- * option, a flag the command does not take, a bad value or a stray argument
- * prints the command's usage line on stderr and exits 2; `--help` anywhere
- * prints the command's help and exits 0. Progress goes to stderr, the
- * summary table to stdout.
+ * Every engine knob is a flag; sweep takes lists (--c-list, --j-list,
+ * --gw-list: distinct positive integers, comma-separated, at most
+ * BENCH_LIST_MAX) where batch takes -c, -j and --gpu-workers. Options may
+ * come in any order; `--name value` and `--name=value` are both accepted,
+ * as are `-c N` and `-j M`. An unknown option, a flag the command does not
+ * take, a bad value or a stray argument prints the command's usage line on
+ * stderr and exits 2; `--help` anywhere prints the command's help and exits
+ * 0. Progress goes to stderr, the summary table to stdout.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,9 +34,11 @@
 enum {
     F_WORKLOAD,
     F_BACKEND,
+    F_EVAL,
     F_PARTITIONS,
     F_CONSTRAINTS,
     F_SYNTH,
+    F_WITNESS,
     F_GPU_WORKERS,
     F_THREADS,
     F_POST,
@@ -45,21 +50,33 @@ enum {
     F_SEED,
     F_NO_CHECK,
     F_TIMELINE,
+    F_PROOFS_OUT,
     F_COUNT,
     F_CONCURRENCY,
+    F_C_LIST,
+    F_J_LIST,
+    F_GW_LIST,
+    F_CSV,
+    F_TIMELINE_DIR,
     F_NFLAGS
 };
 
 #define RUN_FLAGS ((1u << F_COUNT) - 1) /* every flag before F_COUNT */
+/* sweep: the run flags but those it sweeps or writes per combination, and its own */
+#define SWEEP_FLAGS                                                                                          \
+    ((RUN_FLAGS & ~((1u << F_GPU_WORKERS) | (1u << F_TIMELINE) | (1u << F_PROOFS_OUT))) | (1u << F_C_LIST) | \
+     (1u << F_J_LIST) | (1u << F_GW_LIST) | (1u << F_CSV) | (1u << F_TIMELINE_DIR))
 
 static const struct {
     const char *name, *alias, *arg, *help;
 } FLAGS[F_NFLAGS] = {
     [F_WORKLOAD] = {"--workload", NULL, "NAME", "what to prove: random (default) or porep (PoRep-shaped, scale 2^-(27 - LG))"},
     [F_BACKEND] = {"--backend", NULL, "NAME", "cpu (default); gpu: proofs and the workload's key on the CUDA device; auto: gpu where there is one"},
+    [F_EVAL] = {"--eval", NULL, "PLACE", "where a, b, c = A z, B z, C z are made: host (synthesis workers), device (device phase) or auto (default: the backend's choice; GPU: device, CPU: host)"},
     [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
     [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
     [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
+    [F_WITNESS] = {"--witness-threads", NULL, "N", "porep: threads of the one pool the synthesis workers build witnesses on, in turn (default: every online CPU)"},
     [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
     [F_POST] = {"--post-threads", NULL, "N", "post-processing workers: epilogue + verification (default 1)"},
@@ -68,11 +85,17 @@ static const struct {
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
     [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
-    [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes r and s deterministic"},
+    [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
+    [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE", "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, partitions in order"},
     [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
     [F_CONCURRENCY] = {"--concurrency", "-j", "M", "proofs in flight at once (default 2)"},
+    [F_C_LIST] = {"--c-list", NULL, "N,...", "proofs per combination, the c of batch (default 5,10,20)"},
+    [F_J_LIST] = {"--j-list", NULL, "M,...", "proofs in flight, the j of batch (default 2,5,10); j > c is skipped"},
+    [F_GW_LIST] = {"--gw-list", NULL, "G,...", "GPU workers per device sharing its lock, gw (default 1,2)"},
+    [F_CSV] = {"--csv", NULL, "FILE", "also write the rows as CSV to FILE (complete or not at all)"},
+    [F_TIMELINE_DIR] = {"--timeline-dir", NULL, "DIR", "write each combination's TIMELINE to DIR/c<C>-j<J>-gw<G>.jsonl"},
 };
 
 typedef struct {
@@ -91,6 +114,19 @@ static const command CMD_BATCH = {
     "prints throughput (s/proof, proofs/min, pipeline fill and drain included), latency p50/p95/max and\n"
     "per-stage p50/p95/max from the TIMELINE events.",
     RUN_FLAGS | (1u << F_COUNT) | (1u << F_CONCURRENCY)};
+static const command CMD_SWEEP = {
+    "sweep", "[--c-list N,...] [--j-list M,...] [--gw-list G,...] [options]",
+    "prove every (c, j, gw) combination on one workload and tabulate",
+    "Builds the workload once, then for every combination of the lists (c outermost, gw innermost;\n"
+    "combinations with j > c are skipped) runs a batch on a fresh engine with gw GPU workers per device:\n"
+    "c proofs, j in flight, every proof verified. Progress goes to stderr; stdout gets one markdown\n"
+    "table, a row per combination: wall time, s/proof overall and in the steady state (first to last\n"
+    "delivery), latency p50/p95, kernel utilization (the union of kernel intervals over the wall time,\n"
+    "mean over devices), budget peak, and the host's peak resident memory (VmHWM) during the\n"
+    "combination: the high-water mark is reset through /proc/self/clear_refs before each one; where\n"
+    "that is refused the figure is the process maximum so far, marked *. A failing combination is\n"
+    "reported in its row and makes the exit status 1; the sweep goes on.",
+    SWEEP_FLAGS};
 static const command CMD_REPORT = {
     "timeline report", "FILE [--svg OUT.svg]", "explain a TIMELINE file",
     "Reads a TIMELINE file (as written by --timeline) and prints throughput, latency, per-stage\n"
@@ -103,8 +139,9 @@ static void print_main_usage(FILE *f)
             "Usage: cuzk-bench <command> [options]\n\n"
             "Drives the cuzk proving engine and reports what it did.\n\n"
             "Commands:\n"
-            "  %-16s %s\n  %-16s %s\n",
-            CMD_SINGLE.name, CMD_SINGLE.summary, CMD_BATCH.name, CMD_BATCH.summary);
+            "  %-16s %s\n  %-16s %s\n  %-16s %s\n",
+            CMD_SINGLE.name, CMD_SINGLE.summary, CMD_BATCH.name, CMD_BATCH.summary, CMD_SWEEP.name,
+            CMD_SWEEP.summary);
     if (bench_have_report)
         fprintf(f, "  %-16s %s\n", CMD_REPORT.name, CMD_REPORT.summary);
     fprintf(f, "\nRun `cuzk-bench <command> --help` for its options.\n"
@@ -209,6 +246,37 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* A comma-separated list of distinct integers from 1 to hi, at most BENCH_LIST_MAX of them. */
+static int set_list(const command *c, const char *name, const char *v, uint64_t hi, uint32_t *list,
+                    unsigned *n)
+{
+    unsigned k = 0;
+    for (const char *p = v;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[24];
+        uint64_t x = 0;
+        if (k == BENCH_LIST_MAX)
+            return usage_error(c, "%s takes at most %d values, not '%s'", name, BENCH_LIST_MAX, v);
+        if (len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = 0;
+        }
+        if (!len || len >= sizeof item || parse_u64(item, 1, hi, &x) != 0)
+            return usage_error(c, "%s expects comma-separated integers from 1 to %llu, not '%s'", name,
+                               (unsigned long long)hi, v);
+        for (unsigned i = 0; i < k; i++)
+            if (list[i] == x)
+                return usage_error(c, "%s lists %llu twice", name, (unsigned long long)x);
+        list[k++] = (uint32_t)x;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *n = k;
+    return BENCH_OK;
+}
+
 static int set_flag(const command *c, bench_opts *o, int f, const char *v)
 {
     uint64_t x = 0;
@@ -250,9 +318,20 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
             return usage_error(c, "--backend expects cpu, gpu or auto, not '%s'", v);
         }
         break;
+    case F_EVAL:
+        if (!strcmp(v, "auto"))
+            o->cfg.eval = CUZK_ENGINE_EVAL_AUTO;
+        else if (!strcmp(v, "host"))
+            o->cfg.eval = CUZK_ENGINE_EVAL_HOST;
+        else if (!strcmp(v, "device"))
+            o->cfg.eval = CUZK_ENGINE_EVAL_DEVICE;
+        else
+            return usage_error(c, "--eval expects auto, host or device, not '%s'", v);
+        break;
     case F_PARTITIONS: INT_FLAG(1, 1024) o->partitions = (uint32_t)x; break;
     case F_CONSTRAINTS: INT_FLAG(2, 27) o->constraints_lg = (unsigned)x; break;
     case F_SYNTH: INT_FLAG(1, 1024) o->cfg.synth_workers = (int)x; break;
+    case F_WITNESS: INT_FLAG(1, 4096) o->witness_threads = (unsigned)x; break;
     case F_GPU_WORKERS: INT_FLAG(1, 64) o->cfg.gpu_workers = (int)x; break;
     case F_THREADS: INT_FLAG(1, 4096) o->cfg.gpu_threads = (int)x; break;
     case F_POST: INT_FLAG(1, 1024) o->cfg.post_workers = (int)x; break;
@@ -273,8 +352,15 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
         break;
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
     case F_TIMELINE: o->timeline = v; break;
+    case F_PROOFS_OUT: o->proofs_out = v; break;
     case F_COUNT: INT_FLAG(1, 1000000) o->count = (uint32_t)x; break;
     case F_CONCURRENCY: INT_FLAG(1, 1024) o->concurrency = (uint32_t)x; break;
+    /* the same ranges as -c, -j and --gpu-workers */
+    case F_C_LIST: return set_list(c, name, v, 1000000, o->c_list, &o->n_c);
+    case F_J_LIST: return set_list(c, name, v, 1024, o->j_list, &o->n_j);
+    case F_GW_LIST: return set_list(c, name, v, 64, o->gw_list, &o->n_gw);
+    case F_CSV: o->csv = v; break;
+    case F_TIMELINE_DIR: o->timeline_dir = v; break;
     }
 #undef INT_FLAG
     return BENCH_OK;
@@ -291,11 +377,30 @@ static bool wants_help(int argc, char **argv)
     return false;
 }
 
-/* Parses the options of single/batch. */
+/* What sweep takes instead of flag f, or NULL. */
+static const char *sweep_instead(int f)
+{
+    switch (f) {
+    case F_COUNT: return "--c-list";
+    case F_CONCURRENCY: return "--j-list";
+    case F_GPU_WORKERS: return "--gw-list";
+    case F_TIMELINE: return "--timeline-dir";
+    default: return NULL;
+    }
+}
+
+/* Parses the options of single/batch/sweep. */
 static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
 {
+    static const uint32_t c_list[] = {5, 10, 20}, j_list[] = {2, 5, 10}, gw_list[] = {1, 2};
     memset(o, 0, sizeof *o);
     o->batch = c == &CMD_BATCH;
+    o->sweep = c == &CMD_SWEEP;
+    memcpy(o->c_list, c_list, sizeof c_list);
+    memcpy(o->j_list, j_list, sizeof j_list);
+    memcpy(o->gw_list, gw_list, sizeof gw_list);
+    o->n_c = o->n_j = 3;
+    o->n_gw = 2;
     o->workload = "random";
     o->partitions = 2;
     o->constraints_lg = 10;
@@ -314,6 +419,8 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
             if ((strlen(FLAGS[f].name) == len && !strncmp(arg, FLAGS[f].name, len)) ||
                 (FLAGS[f].alias && !eq && !strcmp(arg, FLAGS[f].alias)))
                 break;
+        if (f < F_NFLAGS && !(c->flags & (1u << f)) && c == &CMD_SWEEP && sweep_instead(f))
+            return usage_error(c, "sweep takes %s instead of %s", sweep_instead(f), FLAGS[f].name);
         if (f == F_NFLAGS || !(c->flags & (1u << f)))
             return usage_error(c, "unknown option '%s'", arg);
         const char *v = NULL;
@@ -394,7 +501,10 @@ int main(int argc, char **argv)
         }
         return run_report(argc - 3, argv + 3);
     }
-    const command *c = !strcmp(name, "single") ? &CMD_SINGLE : !strcmp(name, "batch") ? &CMD_BATCH : NULL;
+    const command *c = !strcmp(name, "single")  ? &CMD_SINGLE
+                       : !strcmp(name, "batch") ? &CMD_BATCH
+                       : !strcmp(name, "sweep") ? &CMD_SWEEP
+                                                : NULL;
     if (!c) {
         bench_error("unknown command '%s'", name);
         print_main_usage(stderr);
@@ -408,5 +518,14 @@ int main(int argc, char **argv)
     int rc = parse_run(c, &o, argc - 2, argv + 2);
     if (rc != BENCH_OK)
         return rc;
+    if (o.sweep) {
+        bool any = false;
+        for (unsigned i = 0; i < o.n_c; i++)
+            for (unsigned k = 0; k < o.n_j; k++)
+                any |= o.j_list[k] <= o.c_list[i];
+        if (!any)
+            return usage_error(c, "every combination has j > c: nothing to run");
+        return bench_sweep(&o);
+    }
     return bench_run(&o);
 }

@@ -2,25 +2,33 @@
  * run.c — `cuzk-bench single` and `batch`: the engine under load, and what
  * it did.
  *
- * The workload is built first (not timed). Then one TIMELINE writer starts
- * the clock (to a file with --timeline, and always to an in-memory sink),
- * the engine starts with the knobs from the command line, and -j client
- * threads share the -c proofs: each submits one job, awaits it, reports it
- * on stderr and takes the next. `single` is a batch of one.
+ * The workload is built first (not timed). Then bench_batch runs it: one
+ * TIMELINE writer starts the clock (to a file with --timeline, and always to
+ * an in-memory sink), a fresh engine starts with the knobs from the command
+ * line, and -j client threads share the -c proofs: each submits one job,
+ * awaits it, reports it on stderr and takes the next. `single` is a batch of
+ * one; `sweep` (sweep.c) calls bench_batch once per combination on the same
+ * workload.
  *
  * The summary comes from two sources: the clients' own clocks (wall time,
  * per-proof latency submit → delivery) and the events (per-stage
  * durations of every partition: synthesis, wait on the GPU queue, wait for
- * the device lock, lock held, each kernel stage, finalize; and per device
- * the union of kernel intervals over the run, i.e. kernel utilization, not
- * lock time). Percentiles are nearest-rank.
+ * the device lock, lock held, each kernel stage, finalize; per device the
+ * union of kernel intervals over the run, i.e. kernel utilization, not
+ * lock time; and the steady-state rate between the first and the last
+ * delivery, which leaves out pipeline fill and drain). Percentiles are
+ * nearest-rank.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "cuzk/timeline.h"
@@ -44,6 +52,83 @@ double bench_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+const char *bench_eval_name(cuzk_engine_eval e)
+{
+    switch (e) {
+    case CUZK_ENGINE_EVAL_HOST: return "host";
+    case CUZK_ENGINE_EVAL_DEVICE: return "device";
+    default: return "auto";
+    }
+}
+
+/* ---- atomic output files ------------------------------------------------------------------------ */
+
+int bench_out_open(bench_out *out, const char *path)
+{
+    memset(out, 0, sizeof *out);
+    out->path = path;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        bench_error("%s: is a directory, expected a file name for the output", path);
+        return BENCH_FAIL;
+    }
+    size_t n = strlen(path) + 32;
+    if (!(out->tmp = malloc(n))) {
+        bench_error("%s: out of memory", path);
+        return BENCH_FAIL;
+    }
+    snprintf(out->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
+        bench_error("cannot write %s: %s (creating %s)", path, strerror(errno), out->tmp);
+        if (fd >= 0) {
+            close(fd);
+            unlink(out->tmp);
+        }
+        free(out->tmp);
+        out->tmp = NULL;
+        return BENCH_FAIL;
+    }
+    return BENCH_OK;
+}
+
+int bench_out_commit(bench_out *out)
+{
+    if (!out->f)
+        return BENCH_FAIL;
+    const char *what = NULL;
+    int e = 0;
+    if (fflush(out->f) != 0 || ferror(out->f))
+        what = "write", e = errno;
+    else if (fsync(fileno(out->f)) != 0)
+        what = "fsync", e = errno;
+    int rc = fclose(out->f);
+    out->f = NULL;
+    if (!what && rc != 0)
+        what = "close", e = errno;
+    if (!what && rename(out->tmp, out->path) != 0)
+        what = "rename", e = errno;
+    if (what) {
+        bench_error("cannot write %s: %s: %s", out->path, what, e ? strerror(e) : "stream error");
+        bench_out_abort(out);
+        return BENCH_FAIL;
+    }
+    free(out->tmp);
+    out->tmp = NULL;
+    return BENCH_OK;
+}
+
+void bench_out_abort(bench_out *out)
+{
+    if (out->f)
+        fclose(out->f);
+    out->f = NULL;
+    if (out->tmp)
+        unlink(out->tmp);
+    free(out->tmp);
+    out->tmp = NULL;
 }
 
 /* ---- events, as the sink records them (called under the writer's mutex) ---------------------- */
@@ -195,35 +280,33 @@ static int64_t union_len(span *v, size_t n)
     return total;
 }
 
+/* What the events say about one run. */
 typedef struct {
-    const char *name;
-    dist d;
-} stage_row;
+    part_times *pt; /* job j's partition p at (j - 1) × parts + p */
+    size_t n;
+    int64_t busy[MAX_DEVS];   /* µs: the union of the device's kernel intervals */
+    size_t kstages[MAX_DEVS]; /* kernel intervals seen on the device */
+    size_t delivered;         /* jobs with a DELIVER (each job's first counts) */
+    int64_t first_deliver, last_deliver;
+} run_events;
 
-static void print_row(const char *name, dist *d)
+/* Pairs the events of jobs 1 .. n_jobs, partitions 0 .. parts - 1. CUZK_ENOMEM if the tables do not fit. */
+static int events_collect(run_events *ev, const recorder *r, uint64_t n_jobs, uint32_t parts)
 {
-    dist_sort(d);
-    if (!d->n) {
-        printf("  %-22s %6zu %11s %11s %11s\n", name, (size_t)0, "-", "-", "-");
-        return;
-    }
-    printf("  %-22s %6zu %11.3f %11.3f %11.3f\n", name, d->n, pct(d, 50) / 1e3, pct(d, 95) / 1e3,
-           d->v[d->n - 1] / 1e3);
-}
-
-/* Prints the per-stage table and the device utilization; jobs have ids 1 .. n_jobs, parts 0 .. P-1. */
-static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wall_s)
-{
+    memset(ev, 0, sizeof *ev);
     size_t n = (size_t)n_jobs * parts;
     part_times *pt = malloc((n ? n : 1) * sizeof *pt);
     span *kv = malloc((r->n ? r->n : 1) * sizeof *kv);
+    span *tmp = malloc((r->n ? r->n : 1) * sizeof *tmp);
     int *kdev = malloc((r->n ? r->n : 1) * sizeof *kdev);
-    if (!pt || !kv || !kdev) {
-        bench_error("out of memory for the stage table");
+    bool *seen = calloc(n_jobs ? n_jobs : 1, sizeof *seen);
+    if (!pt || !kv || !tmp || !kdev || !seen) {
         free(pt);
         free(kv);
+        free(tmp);
         free(kdev);
-        return;
+        free(seen);
+        return CUZK_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         pt[i].synth0 = pt[i].synth1 = pt[i].queued = pt[i].wait0 = pt[i].acq = pt[i].rel = pt[i].fin0 =
@@ -236,7 +319,19 @@ static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wa
     size_t nk = 0;
     for (size_t i = 0; i < r->n; i++) {
         const rec *e = &r->v[i];
-        if (e->job < 1 || e->job > n_jobs || e->part < 0 || (uint32_t)e->part >= parts)
+        if (e->job < 1 || e->job > n_jobs)
+            continue;
+        if (e->ev == CUZK_TL_DELIVER) {
+            if (!seen[e->job - 1]) {
+                seen[e->job - 1] = true;
+                if (!ev->delivered++ || e->t < ev->first_deliver)
+                    ev->first_deliver = e->t;
+                if (ev->delivered == 1 || e->t > ev->last_deliver)
+                    ev->last_deliver = e->t;
+            }
+            continue;
+        }
+        if (e->part < 0 || (uint32_t)e->part >= parts)
             continue;
         part_times *p = &pt[(e->job - 1) * parts + (uint32_t)e->part];
         switch ((cuzk_tl_ev)e->ev) {
@@ -260,10 +355,64 @@ static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wa
         default: break;
         }
     }
+    /* kernel utilization per device: the union of its kernel intervals */
+    for (int d = 0; d < MAX_DEVS; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < nk; i++)
+            if (kdev[i] == d)
+                tmp[m++] = kv[i];
+        ev->kstages[d] = m;
+        ev->busy[d] = m ? union_len(tmp, m) : 0;
+    }
+    free(kv);
+    free(tmp);
+    free(kdev);
+    free(seen);
+    ev->pt = pt;
+    ev->n = n;
+    return CUZK_OK;
+}
+
+/* Seconds per proof between the first and the last delivery; negative with fewer than two. */
+static double events_steady(const run_events *ev)
+{
+    if (ev->delivered < 2)
+        return -1;
+    return (double)(ev->last_deliver - ev->first_deliver) / 1e6 / (double)(ev->delivered - 1);
+}
+
+/* Percent of the wall time the devices 0 .. devices - 1 ran kernels, averaged; negative without kernels. */
+static double events_kernel_util(const run_events *ev, int devices, double wall_s)
+{
+    double sum = 0;
+    size_t m = 0;
+    for (int d = 0; d < MAX_DEVS; d++) {
+        sum += (double)ev->busy[d];
+        m += ev->kstages[d];
+    }
+    if (!m || wall_s <= 0 || devices < 1)
+        return -1;
+    return 100.0 * sum / (wall_s * 1e6 * (double)devices);
+}
+
+static void print_row(const char *name, dist *d)
+{
+    dist_sort(d);
+    if (!d->n) {
+        printf("  %-22s %6zu %11s %11s %11s\n", name, (size_t)0, "-", "-", "-");
+        return;
+    }
+    printf("  %-22s %6zu %11.3f %11.3f %11.3f\n", name, d->n, pct(d, 50) / 1e3, pct(d, 95) / 1e3,
+           d->v[d->n - 1] / 1e3);
+}
+
+/* Prints the per-stage table and the device utilization. */
+static void print_stages(const recorder *r, const run_events *ev, double wall_s)
+{
     dist synth = {0}, queue = {0}, wait = {0}, held = {0}, fin = {0}, kern[MAX_STAGES];
     memset(kern, 0, sizeof kern);
-    for (size_t i = 0; i < n; i++) {
-        const part_times *p = &pt[i];
+    for (size_t i = 0; i < ev->n; i++) {
+        const part_times *p = &ev->pt[i];
         if (p->synth0 >= 0 && p->synth1 >= 0)
             dist_add(&synth, (double)(p->synth1 - p->synth0));
         if (p->queued >= 0 && p->wait0 >= 0)
@@ -289,20 +438,10 @@ static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wa
         print_row(name, &kern[s]);
     }
     print_row("finalize + verify", &fin);
-    /* kernel utilization per device: the union of its kernel intervals over the wall time */
-    span *tmp = malloc((nk ? nk : 1) * sizeof *tmp);
-    for (int d = 0; tmp && d < MAX_DEVS; d++) {
-        size_t m = 0;
-        for (size_t i = 0; i < nk; i++)
-            if (kdev[i] == d)
-                tmp[m++] = kv[i];
-        if (!m)
-            continue;
-        int64_t busy = union_len(tmp, m);
-        printf("  device %d: kernels busy %.1f%% of the wall time (%zu kernel stages)\n", d,
-               wall_s > 0 ? 100.0 * (double)busy / (wall_s * 1e6) : 0.0, m);
-    }
-    free(tmp);
+    for (int d = 0; d < MAX_DEVS; d++)
+        if (ev->kstages[d])
+            printf("  device %d: kernels busy %.1f%% of the wall time (%zu kernel stages)\n", d,
+                   wall_s > 0 ? 100.0 * (double)ev->busy[d] / (wall_s * 1e6) : 0.0, ev->kstages[d]);
     free(synth.v);
     free(queue.v);
     free(wait.v);
@@ -310,9 +449,6 @@ static void print_stages(recorder *r, uint64_t n_jobs, uint32_t parts, double wa
     free(fin.v);
     for (int s = 0; s < MAX_STAGES; s++)
         free(kern[s].v);
-    free(pt);
-    free(kv);
-    free(kdev);
 }
 
 /* ---- the clients ------------------------------------------------------------------------------- */
@@ -322,6 +458,7 @@ typedef struct {
     cuzk_engine *e;
     cuzk_engine_key *key;
     const bench_workload *w;
+    uint8_t *proofs; /* --proofs-out: job id i's partition p at ((i - 1) × partitions + p) × 192, or NULL */
     pthread_mutex_t mu;
     uint32_t next, done, ok, failed;
     dist latency; /* seconds */
@@ -351,6 +488,18 @@ static void *client_main(void *arg)
         int rc = cuzk_engine_submit(b->e, &job, &id, err, sizeof err);
         if (rc == CUZK_OK)
             rc = cuzk_engine_await(b->e, id, &r, err, sizeof err);
+        if (rc == CUZK_OK && b->proofs) {
+            /* a fresh engine numbers its jobs 1, 2, ... in submission order: each id owns its slot */
+            if (id < 1 || id > o->count || r.n_proofs != o->partitions) {
+                rc = CUZK_EINVAL;
+                snprintf(err, sizeof err, "job %llu: %zu proofs, expected ids 1..%u with %u each",
+                         (unsigned long long)id, r.n_proofs, o->count, o->partitions);
+            } else {
+                uint8_t *slot = b->proofs + (size_t)(id - 1) * o->partitions * CUZK_GROTH16_PROOF_SIZE;
+                for (uint32_t p = 0; p < o->partitions; p++)
+                    cuzk_groth16_proof_to_bytes(slot + (size_t)p * CUZK_GROTH16_PROOF_SIZE, &r.proofs[p]);
+            }
+        }
         pthread_mutex_lock(&b->mu);
         b->done++;
         if (rc == CUZK_OK) {
@@ -387,7 +536,8 @@ static void print_bytes(const char *label, uint64_t v)
 }
 
 static void print_summary(const bench_opts *o, const bench_workload *w, const cuzk_engine_config *c,
-                          const cuzk_engine_stats *st, bench_state *b, double wall, recorder *rec)
+                          const cuzk_engine_stats *st, const bench_result *res, const recorder *rec,
+                          const run_events *ev)
 {
     printf("cuzk-bench %s: %u proof%s of %u partition%s, %u in flight\n", o->batch ? "batch" : "single",
            o->count, o->count == 1 ? "" : "s", o->partitions, o->partitions == 1 ? "" : "s", o->concurrency);
@@ -399,16 +549,24 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
         c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
         (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "");
-    printf("  proofs       %u ok, %u failed\n", b->ok, b->failed);
-    printf("  wall         %.3f s\n", wall);
-    if (b->ok)
-        printf("  throughput   %.3f s/proof, %.2f proofs/min\n", wall / b->ok, 60.0 * b->ok / wall);
+    printf("  evaluation   %s (a, b, c %s)\n", bench_eval_name(c->eval),
+           c->eval == CUZK_ENGINE_EVAL_DEVICE ? "made in the device phase" : "made by the synthesis workers");
+    printf("  proofs       %u ok, %u failed\n", res->ok, res->failed);
+    printf("  wall         %.3f s\n", res->wall);
+    if (res->ok)
+        printf("  throughput   %.3f s/proof, %.2f proofs/min\n", res->per_proof, 60.0 * res->ok / res->wall);
     else
         printf("  throughput   -\n");
-    dist_sort(&b->latency);
-    if (b->latency.n)
-        printf("  latency      p50 %.3f s, p95 %.3f s, max %.3f s\n", pct(&b->latency, 50),
-               pct(&b->latency, 95), b->latency.v[b->latency.n - 1]);
+    if (o->count > 1) {
+        if (res->steady >= 0)
+            printf("  steady state %.3f s/proof (%zu deliveries over %.3f s; fill and drain left out)\n",
+                   res->steady, ev->delivered, (double)(ev->last_deliver - ev->first_deliver) / 1e6);
+        else
+            printf("  steady state -\n");
+    }
+    if (res->lat_p50 >= 0)
+        printf("  latency      p50 %.3f s, p95 %.3f s, max %.3f s\n", res->lat_p50, res->lat_p95,
+               res->lat_max);
     print_bytes("  budget       peak ", st->budget_peak);
     print_bytes(" of ", st->budget_total);
     print_bytes(" (keys ", st->budget_keys);
@@ -417,55 +575,57 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
            (unsigned long long)st->buf_reuses, (unsigned long long)st->buf_frees);
     if (rec->oom)
         printf("  (events incomplete: out of memory while recording)\n");
-    print_stages(rec, o->count, o->partitions, wall);
+    print_stages(rec, ev, res->wall);
 }
 
-int bench_run(const bench_opts *o)
+int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, bench_out *proofs,
+                bench_result *res)
 {
     char err[BENCH_ERRLEN] = "";
-    bench_workload w;
-    fprintf(stderr, "cuzk-bench: building workload %s (2^%u domain)\n", o->workload, o->constraints_lg);
-    double t = bench_now();
-    int rc = bench_workload_new(&w, o, err, sizeof err);
-    if (rc != CUZK_OK) {
-        bench_error("workload %s: %s", o->workload, err[0] ? err : cuzk_strerror(rc));
-        return BENCH_FAIL;
-    }
-    fprintf(stderr, "cuzk-bench: workload ready in %.3f s: %s\n", bench_now() - t, w.desc);
-
+    memset(res, 0, sizeof *res);
+    res->wall = res->per_proof = res->steady = res->kernel_util = -1;
+    res->lat_p50 = res->lat_p95 = res->lat_max = -1;
     recorder rec;
     memset(&rec, 0, sizeof rec);
-    cuzk_timeline *tl = NULL;
-    rc = cuzk_timeline_new(&tl, o->timeline, sink, &rec, err, sizeof err);
-    if (rc != CUZK_OK) {
-        bench_error("%s", err);
-        bench_workload_free(&w);
-        return BENCH_FAIL;
-    }
-    cuzk_engine_config cfg = o->cfg;
-    cfg.timeline = tl;
-    cfg.rs_seed = o->seeded ? o->seed : 0;
     cuzk_engine *e = NULL;
     bench_state b;
     memset(&b, 0, sizeof b);
     pthread_mutex_init(&b.mu, NULL);
     b.o = o;
-    b.w = &w;
+    b.w = w;
     int status = BENCH_FAIL;
+    cuzk_timeline *tl = NULL;
+    int rc = cuzk_timeline_new(&tl, o->timeline, sink, &rec, err, sizeof err);
+    if (rc != CUZK_OK) {
+        bench_error("%s", err);
+        res->why = "cannot open the TIMELINE";
+        goto out;
+    }
+    if (proofs && !(b.proofs = calloc((size_t)o->count * o->partitions, CUZK_GROTH16_PROOF_SIZE))) {
+        bench_error("out of memory for %u proofs", o->count * o->partitions);
+        res->why = "out of memory";
+        goto out;
+    }
+    cuzk_engine_config cfg = o->cfg;
+    cfg.timeline = tl;
+    cfg.rs_seed = o->seeded ? o->seed : 0;
     rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
     if (rc == CUZK_OK)
-        rc = cuzk_engine_key_new(e, &w.pk, &w.cs, &b.key, err, sizeof err);
+        rc = cuzk_engine_key_new(e, &w->pk, &w->cs, &b.key, err, sizeof err);
     if (rc != CUZK_OK) {
         bench_error("%s", err[0] ? err : cuzk_strerror(rc));
+        res->why = e ? "key not accepted" : "engine did not start";
         goto out;
     }
     b.e = e;
     cuzk_engine_config eff;
     cuzk_engine_get_config(e, &eff);
+    res->eval = eff.eval;
     uint32_t nt = o->concurrency < o->count ? o->concurrency : o->count;
     pthread_t *th = calloc(nt, sizeof *th);
     if (!th) {
         bench_error("out of memory");
+        res->why = "out of memory";
         goto out;
     }
     double t0 = bench_now();
@@ -475,9 +635,11 @@ int bench_run(const bench_opts *o)
             break;
     if (!started) {
         bench_error("cannot start a client thread");
+        res->why = "no client thread";
         free(th);
         goto out;
     }
+    res->started = true;
     for (uint32_t i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
@@ -490,17 +652,72 @@ int bench_run(const bench_opts *o)
     e = NULL;
     rc = cuzk_timeline_close(tl, err, sizeof err);
     tl = NULL;
-    if (rc != CUZK_OK)
+    if (rc != CUZK_OK) {
         bench_error("%s", err);
-    print_summary(o, &w, &eff, &st, &b, wall, &rec);
-    status = rc == CUZK_OK && b.failed == 0 && b.ok == o->count ? BENCH_OK : BENCH_FAIL;
+        res->why = "TIMELINE not written";
+    }
+
+    res->ok = b.ok;
+    res->failed = b.failed;
+    res->wall = wall;
+    res->per_proof = b.ok ? wall / b.ok : -1;
+    res->budget_peak = st.budget_peak;
+    dist_sort(&b.latency);
+    if (b.latency.n) {
+        res->lat_p50 = pct(&b.latency, 50);
+        res->lat_p95 = pct(&b.latency, 95);
+        res->lat_max = b.latency.v[b.latency.n - 1];
+    }
+    run_events ev;
+    if (events_collect(&ev, &rec, o->count, o->partitions) != CUZK_OK) {
+        bench_error("out of memory for the event tables");
+        res->why = "out of memory";
+        rc = CUZK_ENOMEM;
+    } else {
+        res->steady = events_steady(&ev);
+        res->kernel_util = events_kernel_util(&ev, eff.devices, wall);
+        if (summary)
+            print_summary(o, w, &eff, &st, res, &rec, &ev);
+        free(ev.pt);
+    }
+    if (rc == CUZK_OK && b.ok == o->count && proofs) /* a short write shows at bench_out_commit */
+        fwrite(b.proofs, CUZK_GROTH16_PROOF_SIZE, (size_t)o->count * o->partitions, proofs->f);
+    status = rc == CUZK_OK && b.ok == o->count ? BENCH_OK : BENCH_FAIL;
 out:
     cuzk_engine_key_free(b.key);
     cuzk_engine_free(e);
     cuzk_timeline_discard(tl); /* only when the engine never ran */
+    free(b.proofs);
     free(b.latency.v);
     pthread_mutex_destroy(&b.mu);
     recorder_free(&rec);
+    return status;
+}
+
+int bench_run(const bench_opts *o)
+{
+    char err[BENCH_ERRLEN] = "";
+    bench_out proofs = {0};
+    if (o->proofs_out && bench_out_open(&proofs, o->proofs_out) != BENCH_OK)
+        return BENCH_FAIL; /* before the workload: a bad destination fails at once */
+    bench_workload w;
+    fprintf(stderr, "cuzk-bench: building workload %s (2^%u domain)\n", o->workload, o->constraints_lg);
+    double t = bench_now();
+    int rc = bench_workload_new(&w, o, err, sizeof err);
+    if (rc != CUZK_OK) {
+        bench_error("workload %s: %s", o->workload, err[0] ? err : cuzk_strerror(rc));
+        bench_out_abort(&proofs);
+        return BENCH_FAIL;
+    }
+    fprintf(stderr, "cuzk-bench: workload ready in %.3f s: %s\n", bench_now() - t, w.desc);
+    bench_result res;
+    int status = bench_batch(o, &w, true, o->proofs_out ? &proofs : NULL, &res);
+    if (o->proofs_out) {
+        if (status == BENCH_OK)
+            status = bench_out_commit(&proofs);
+        else
+            bench_out_abort(&proofs);
+    }
     bench_workload_free(&w);
     return status;
 }

@@ -11,14 +11,21 @@
  *            mostly 0/1, coefficients mostly ±1) with 2^LG - 2 rows, one
  *            public input and as many aux variables as rows; the key comes
  *            from cuzk_groth16_setup with fresh toxic waste (not a trusted
- *            setup). Every partition proves the same witness: synthesis is
- *            a copy, so the run measures the engine and the prover.
+ *            setup; with --seed the toxic waste comes from the seed, so a
+ *            seeded run gives the same proof bytes every time). Every
+ *            partition proves the same witness: synthesis is a copy, so
+ *            the run measures the engine and the prover.
  *   porep    the PoRep-shaped generator (cuzk/porep_synth.h) at scale
  *            2^-(27 - LG): rows about 2^LG, LG in 11..27 (27 is one full
  *            32 GiB partition), the same circuit for every partition
  *            and a different witness for each (partition p mod 10, as the
- *            ten partitions of one proof), built by the synthesis worker.
- *            Key from cuzk_groth16_setup (not a trusted setup).
+ *            ten partitions of one proof), built by the synthesis worker on
+ *            the workload's witness pool (--witness-threads threads, default
+ *            one per online CPU; a full partition's witness is ~20 cpu-s).
+ *            The pool is shared: synthesis workers that build witnesses at
+ *            the same time take turns on it, each run using every thread.
+ *            Key from cuzk_groth16_setup (not a trusted setup; seeded
+ *            toxic waste with --seed, as for random).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,12 +92,59 @@ static int random_build(bench_workload *w, const bench_opts *o, char *err, size_
     return CUZK_OK;
 }
 
-/* The key for w->cs from fresh toxic waste (domain 2^lg). */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A non-zero scalar from the stream x: 32 bytes reduced mod r, drawn again while zero. */
+static void seeded_fr(cuzk_fr *out, uint64_t *x)
+{
+    do {
+        uint8_t b[32];
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = splitmix64(x);
+            for (int k = 0; k < 8; k++)
+                b[8 * i + k] = (uint8_t)(v >> (8 * k));
+        }
+        cuzk_fr_from_le32_reduce(out, b);
+    } while (cuzk_fr_is_zero(out));
+}
+
+/* --seed: toxic waste from a splitmix64 stream of the seed, tau outside the domain of size 2^lg, so that a
+ * seeded run is reproducible end to end (same circuit, key, r and s: the same proof bytes). */
+static void toxic_seeded(cuzk_groth16_toxic *tw, uint64_t seed, unsigned lg)
+{
+    uint64_t x = seed ^ 0x746f786963ULL; /* "toxic": a stream apart from the circuit's */
+    for (;;) {
+        seeded_fr(&tw->tau, &x);
+        cuzk_fr t = tw->tau, u;
+        for (unsigned i = 0; i < lg; i++) {
+            cuzk_fr_sqr(&u, &t);
+            t = u;
+        }
+        if (!cuzk_fr_is_one(&t)) /* tau^(2^lg) = 1: tau lies in the domain */
+            break;
+    }
+    seeded_fr(&tw->alpha, &x);
+    seeded_fr(&tw->beta, &x);
+    seeded_fr(&tw->gamma, &x);
+    seeded_fr(&tw->delta, &x);
+}
+
+/* The key for w->cs (domain 2^lg) from fresh toxic waste, or with --seed from the seed's. */
 static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, char *err, size_t errlen)
 {
     cuzk_groth16_toxic tw;
     cuzk_pool *pool = cuzk_pool_new(o->cfg.gpu_threads);
-    int rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, errlen);
+    int rc = CUZK_OK;
+    if (o->seeded)
+        toxic_seeded(&tw, o->seed, lg);
+    else
+        rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, errlen);
     if (rc == CUZK_OK)
         rc = cuzk_groth16_setup_accel(&w->pk, &w->cs, &tw, o->setup_accel, pool, err, errlen);
     cuzk_pool_free(pool);
@@ -100,7 +154,16 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
 typedef struct {
     cuzk_porep_shape shape;
     size_t n_z;
+    cuzk_pool *pool; /* the witness pool, owned */
 } porep_state;
+
+static void porep_free(void *user)
+{
+    porep_state *st = user;
+    if (st)
+        cuzk_pool_free(st->pool);
+    free(st);
+}
 
 static int porep_synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err,
                        size_t errlen)
@@ -109,7 +172,7 @@ static int porep_synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size
     if (n_z != st->n_z)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "porep workload: witness of %zu values asked, circuit has %zu", n_z, st->n_z);
-    return cuzk_porep_synth_witness(z, &st->shape, part % CUZK_POREP_PARTITIONS, NULL, err, errlen);
+    return cuzk_porep_synth_witness(z, &st->shape, part % CUZK_POREP_PARTITIONS, st->pool, err, errlen);
 }
 
 static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
@@ -123,8 +186,11 @@ static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t
     if (!st)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "porep workload: out of memory");
     w->user = st;
-    w->free_user = free;
+    w->free_user = porep_free;
     w->synth = porep_synth;
+    if (!(st->pool = cuzk_pool_new((int)o->witness_threads)))
+        return cuzk_fail(err, errlen, CUZK_ENOMEM,
+                         "porep workload: cannot start the witness pool (%u threads)", o->witness_threads);
     int rc = cuzk_porep_shape_scale(&st->shape, 27 - o->constraints_lg, o->seed);
     if (rc == CUZK_OK)
         rc = cuzk_porep_synth_check(&st->shape, err, errlen);
@@ -142,9 +208,11 @@ static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t
     if (rc != CUZK_OK)
         return rc;
     snprintf(w->desc, sizeof w->desc,
-             "porep-shaped at 2^-%u scale (%llu rows incl. %llu inputs, %llu aux, 2^%u domain, seed %llu)",
+             "porep-shaped at 2^-%u scale (%llu rows incl. %llu inputs, %llu aux, 2^%u domain, seed %llu; "
+             "witness pool %d thread%s)",
              27 - o->constraints_lg, (unsigned long long)st->shape.rows, (unsigned long long)st->shape.inputs,
-             (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed);
+             (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed, cuzk_pool_size(st->pool),
+             cuzk_pool_size(st->pool) == 1 ? "" : "s");
     return CUZK_OK;
 }
 

@@ -104,15 +104,20 @@ static int prove_on_device(params_job *j, const cli_args *a, const cuzk_prove_op
         return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: no CUDA device is present");
     if (a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0)) {
         cuzk_gpu_pk *gpk = NULL;
+        cuzk_gpu_cs *gcs = NULL;
         cuzk_gpu_prover *pr = NULL;
         int rc = cuzk_gpu_pk_load(&gpk, &j->pk, err, errlen);
         if (rc == CUZK_OK)
             rc = cuzk_gpu_prover_new(&pr, gpk, err, errlen);
+        /* a, b, c evaluated on the device; a circuit too large for the device form is evaluated here */
+        if (rc == CUZK_OK && cuzk_gpu_cs_load(&gcs, &j->cs, NULL, err, errlen) != CUZK_OK)
+            gcs = NULL;
         if (rc == CUZK_OK) {
-            cli_note(a, "proving on the GPU");
-            rc = cuzk_gpu_groth16_prove(&j->proof, &j->pk, gpk, pr, &j->cs, j->wtns->values, NULL, NULL, opts,
-                                        j->pool, err, errlen);
+            cli_note(a, gcs ? "proving on the GPU (a, b, c evaluated there)" : "proving on the GPU");
+            rc = cuzk_gpu_groth16_prove(&j->proof, &j->pk, gpk, pr, gcs, &j->cs, j->wtns->values, NULL, NULL,
+                                        opts, j->pool, err, errlen);
         }
+        cuzk_gpu_cs_free(gcs);
         cuzk_gpu_prover_free(pr);
         cuzk_gpu_pk_free(gpk);
         return rc;

@@ -42,6 +42,7 @@ void cuzkd_config_init(cuzkd_config *c)
     c->log_level = RPC_LOG_INFO;
     c->safety_margin = (uint64_t)5 << 30;
     strcpy(c->backend, "auto");
+    strcpy(c->eval, "auto");
     c->max_message = (uint64_t)256 << 20;
     c->max_buffered = (uint64_t)1 << 30;
     c->max_input_bytes = (uint64_t)2 << 30;
@@ -384,6 +385,7 @@ typedef enum {
     K_LEVEL,
     K_FORMAT,
     K_BACKEND,
+    K_EVAL,
     K_BUDGET,
     K_DEVICES,
     K_PRELOAD,
@@ -423,6 +425,7 @@ static const keydef KEYS[] = {
     {"engine.post_workers", K_INT, F(post_workers), 0, 1024, NULL},
     {"engine.queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"engine.backend", K_BACKEND, F(backend), 0, 0, NULL},
+    {"engine.eval", K_EVAL, F(eval), 0, 0, NULL},
     {"pipeline.max_parallel_synthesis", K_INT, F(synth_workers), 0, 1024, NULL},
     {"pipeline.max_gpu_queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"pipeline.enabled", K_IGNORED, 0, 0, 0, "the partition pipeline is the only mode"},
@@ -610,6 +613,11 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
     case K_BACKEND:
         if (v->t != V_STR || (strcmp(v->s, "auto") && strcmp(v->s, "cpu") && strcmp(v->s, "gpu")))
             return perr(ps, "%s must be \"auto\", \"cpu\" or \"gpu\"", full);
+        strcpy(field, v->s);
+        return 0;
+    case K_EVAL:
+        if (v->t != V_STR || (strcmp(v->s, "auto") && strcmp(v->s, "host") && strcmp(v->s, "device")))
+            return perr(ps, "%s must be \"auto\", \"host\" or \"device\"", full);
         strcpy(field, v->s);
         return 0;
     case K_DEVICES:
@@ -804,11 +812,10 @@ void cuzkd_config_print(const cuzkd_config *c)
     else
         printf("[memory]\ntotal_budget = \"auto\"\n");
     printf("safety_margin = %llu\n\n", (unsigned long long)c->safety_margin);
-    printf(
-        "[engine]\nbackend = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\nsynth_workers = %d\n"
-        "post_workers = %d\nqueue_depth = %d\n\n",
-        c->backend, c->devices, c->gpu_workers, c->gpu_threads, c->synth_workers, c->post_workers,
-        c->queue_depth);
+    printf("[engine]\nbackend = \"%s\"\neval = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\n"
+           "synth_workers = %d\npost_workers = %d\nqueue_depth = %d\n\n",
+           c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->synth_workers, c->post_workers,
+           c->queue_depth);
     printf("[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
            "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
            "drain_timeout = %d\n\n",

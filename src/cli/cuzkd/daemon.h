@@ -45,6 +45,7 @@ typedef struct {
     /* [gpus], [synthesis], [pipeline]: engine knobs, 0 = the engine's default */
     int devices, gpu_workers, gpu_threads, synth_workers, post_workers, queue_depth;
     char backend[8]; /* "auto", "cpu", "gpu" */
+    char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     /* [limits] */
     uint64_t max_message, max_buffered, max_input_bytes;
     int max_connections, max_streams, max_jobs, max_results;

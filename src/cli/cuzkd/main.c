@@ -32,6 +32,7 @@ enum {
     O_LOGFMT,
     O_BUDGET,
     O_BACKEND,
+    O_EVAL,
     O_SYNTH,
     O_GPUW,
     O_THREADS,
@@ -64,6 +65,7 @@ static const struct option OPTS[] = {
     {"log-format", required_argument, NULL, O_LOGFMT},
     {"budget", required_argument, NULL, O_BUDGET},
     {"backend", required_argument, NULL, O_BACKEND},
+    {"eval", required_argument, NULL, O_EVAL},
     {"synth-workers", required_argument, NULL, O_SYNTH},
     {"gpu-workers", required_argument, NULL, O_GPUW},
     {"gpu-threads", required_argument, NULL, O_THREADS},
@@ -104,6 +106,8 @@ static void usage(FILE *f)
                "      --log-format F         text or json (text)\n"
                "      --budget SIZE          engine memory budget, e.g. 64GiB (auto: RAM - 5 GiB)\n"
                "      --backend B            auto, cpu or gpu (auto)\n"
+               "      --eval P               where a, b, c are evaluated: auto, host or device (auto:\n"
+               "                             the backend's choice, device on a GPU, host on the CPU)\n"
                "      --synth-workers N      synthesis workers (engine default 2)\n"
                "      --gpu-workers N        GPU workers per device (engine default 2)\n"
                "      --gpu-threads N        CPU threads per GPU worker (engine default: all CPUs)\n"
@@ -203,6 +207,11 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
         if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "gpu"))
             return bad("--backend expects auto, cpu or gpu, not '%s'%s", v, "");
         snprintf(cfg->backend, sizeof cfg->backend, "%s", v);
+        return 0;
+    case O_EVAL:
+        if (strcmp(v, "auto") && strcmp(v, "host") && strcmp(v, "device"))
+            return bad("--eval expects auto, host or device, not '%s'%s", v, "");
+        snprintf(cfg->eval, sizeof cfg->eval, "%s", v);
         return 0;
     case O_SYNTH: return int_arg("--synth-workers", v, 1, 1024, &cfg->synth_workers);
     case O_GPUW: return int_arg("--gpu-workers", v, 1, 64, &cfg->gpu_workers);

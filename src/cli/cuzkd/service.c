@@ -1562,6 +1562,9 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     ec.post_workers = cfg->post_workers;
     ec.queue_depth = cfg->queue_depth;
     ec.budget = cfg->budget ? cfg->budget : auto_budget(cfg);
+    ec.eval = !strcmp(cfg->eval, "host")     ? CUZK_ENGINE_EVAL_HOST
+              : !strcmp(cfg->eval, "device") ? CUZK_ENGINE_EVAL_DEVICE
+                                             : CUZK_ENGINE_EVAL_AUTO;
     int rc = CUZK_OK;
     if (!ec.budget)
         rc = cuzk_fail(err, errlen, CUZK_EINVAL,
@@ -1602,10 +1605,11 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     cuzk_engine_config got;
     cuzk_engine_get_config(svc->engine, &got);
     LOG_INFO("engine: %s backend, %d device%s x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
-             "budget %" PRIu64 " MiB",
+             "%s evaluation, budget %" PRIu64 " MiB",
              got.backend->name, got.devices, got.devices == 1 ? "" : "s", got.gpu_workers,
              got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
-             got.post_workers, got.post_workers == 1 ? "" : "s", got.budget >> 20);
+             got.post_workers, got.post_workers == 1 ? "" : "s",
+             got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
     /* [srs] preload: before the first connection */
     for (int i = 0; i < cfg->n_preload; i++) {
         int code;
