@@ -7,8 +7,9 @@
  *                CUB's DeviceSelect compacts the indices of the others (the
  *                tail); their count is read back (the first synchronisation)
  *                and picks the window width c.
- *  2. ones       a grid-stride sum of the bases whose scalar is one, then a
- *                tree reduction of the per-thread partial sums.
+ *  2. ones       the indices of the scalars equal to one compacted (CUB
+ *                again), a grid-stride sum of their bases (no idle lanes),
+ *                then a tree reduction of the per-thread partial sums.
  *  3. scalars    the tail's scalars converted out of Montgomery form (one
  *                multiplication by the integer 1), stored compacted.
  *  4. per window w of the W = ceil(256 / c) signed windows:
@@ -30,7 +31,12 @@
  *                runs the running-sum recurrence over its group (2 additions
  *                per bucket) and adds (group offset)·(group sum) by
  *                double-and-add; the group results are tree-reduced into the
- *                window sum.
+ *                window sum. The workspace keeps the buckets of every window
+ *                (of the window width its size calls for), so all windows
+ *                reduce at once: one launch for the groups and one per tree
+ *                level, instead of as many per window (a window of a small
+ *                tail had 256 groups: the GPU idled through ~2 ms of serial
+ *                additions per window).
  *  5. combine    the W window sums and the ones sum are read back (the second
  *                synchronisation) and combined on the host by Horner's rule
  *                with c doublings per window.
@@ -58,11 +64,12 @@ static size_t msm_max_items(size_t n_max)
     return (size_t)ceil_div_u(n_max, msm_item_len(n_max)) + msm_max_buckets();
 }
 
+/* Partials of one reduction step: the ones' per-thread sums, or the groups of every window of a batch
+ * (msm_group_m doubles the group size until they fit). */
 static size_t msm_red_len(size_t n_max)
 {
-    size_t groups = msm_max_buckets() / MSM_GROUP_M;
-    size_t r = MSM_ONES_THREADS > groups ? MSM_ONES_THREADS : groups;
-    return r;
+    size_t groups = msm_bucket_cap(n_max) / MSM_GROUP_M;
+    return MSM_ONES_THREADS > groups ? MSM_ONES_THREADS : groups;
 }
 
 static size_t cub_bytes_for(size_t n_max)
@@ -81,8 +88,8 @@ static size_t cub_bytes_for(size_t n_max)
 extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max)
 {
     size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
-    return n_max * (1 + 1 + 4 + 32 + 16) + 4 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
-           msm_fold_len(msm_max_items(n_max), B) * pb + B * pb +
+    return n_max * (1 + 1 + 4 + 32 + 16) + 8 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
+           msm_fold_len(msm_max_items(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
            2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max);
 }
 
@@ -120,6 +127,7 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
     ws->max_items = msm_max_items(n_max);
     ws->red_len = msm_red_len(n_max);
     ws->cub_bytes = cub_bytes_for(n_max);
+    ws->bucket_cap = msm_bucket_cap(n_max);
     size_t B = msm_max_buckets(), pb = ws->point_bytes;
     struct {
         void **p;
@@ -128,7 +136,7 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
         {(void **)&ws->cls, n_max},
         {(void **)&ws->tail_flag, n_max},
         {(void **)&ws->tail_idx, n_max * 4},
-        {(void **)&ws->n_sel, 4},
+        {(void **)&ws->n_sel, 8},
         {(void **)&ws->tail_k, n_max * 32},
         {(void **)&ws->keys[0], n_max * 4},
         {(void **)&ws->keys[1], n_max * 4},
@@ -142,7 +150,7 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
         {(void **)&ws->fold_cnt, (B + 2) * 4},
         {(void **)&ws->fold_off, (B + 2) * 4},
         {&ws->folded, msm_fold_len(ws->max_items, B) * pb},
-        {&ws->buckets, B * pb},
+        {&ws->buckets, ws->bucket_cap * pb},
         {&ws->red[0], ws->red_len * pb},
         {&ws->red[1], ws->red_len * pb},
         {&ws->wins, (MSM_MAX_W + 1) * pb},

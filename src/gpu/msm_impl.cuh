@@ -22,7 +22,8 @@
 #define MSM_THREADS 256
 #define MSM_MAX_C 20
 #define MSM_MAX_W 129 /* msm_windows(2) */
-#define MSM_GROUP_M 16  /* buckets per reduction group: 2.6 ms per 2^19-bucket window against 4.9 with 64 */
+#define MSM_GROUP_M 16  /* buckets per reduction group for large windows (2.6 ms per lone 2^19-bucket window
+                           against 4.9 with 64); small windows use 4, for more threads */
 #define MSM_FAN 16      /* points per thread in a tree-reduction step */
 #define MSM_ITEMS 1048576u /* target work items per window */
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
@@ -78,6 +79,25 @@ static inline unsigned msm_item_len(size_t n)
     return (unsigned)(t < 16 ? 16 : t);
 }
 
+/* Buckets (XYZZ) the workspace keeps, so that all windows of one MSM reduce together: every window of
+ * the widest window msm_pick_window chooses for n_max entries, and at least one window of the widest c. */
+static inline size_t msm_bucket_cap(size_t n_max)
+{
+    unsigned c = msm_pick_window(n_max);
+    size_t all = (size_t)msm_windows(c) << (c - 1), one = (size_t)1 << (MSM_MAX_C - 1);
+    return all > one ? all : one;
+}
+
+/* Buckets per reduction group for nw windows of B buckets when red_len partials fit: 16 for wide windows,
+ * 4 for narrow ones (more threads for little work), doubled while the partials do not fit. */
+static inline unsigned msm_group_m(unsigned nw, unsigned B, size_t red_len)
+{
+    unsigned m = B >= 65536 ? MSM_GROUP_M : 4;
+    while (m < B && (size_t)nw * ceil_div_u(B, m) > red_len)
+        m *= 2;
+    return m;
+}
+
 /* Items after one fold level: sum over buckets of ceil(items_b / FOLD) <= items / FOLD + buckets. */
 static inline size_t msm_fold_len(size_t max_items, size_t buckets)
 {
@@ -89,9 +109,9 @@ struct cuzk_gpu_msm {
     size_t n_max;
     size_t point_bytes; /* one XYZZ point */
     uint8_t *cls;       /* n_max classes */
-    uint8_t *tail_flag; /* n_max: 1 for CLS_TAIL */
+    uint8_t *tail_flag; /* n_max: 1 for CLS_TAIL, then 1 for CLS_ONE */
     uint32_t *tail_idx; /* n_max */
-    uint32_t *n_sel;    /* 1: number of tail entries */
+    uint32_t *n_sel;    /* 2: number of tail entries, number of ones */
     uint32_t *tail_k;   /* n_max x 8 words: canonical tail scalars */
     uint32_t *keys[2], *vals[2];
     uint32_t *counts;   /* 2^(MAX_C-1) + 2: entries per key 0..B, then a 0 */
@@ -103,7 +123,8 @@ struct cuzk_gpu_msm {
     uint32_t *fold_cnt; /* 2^(MAX_C-1) + 2: items per key after a fold level */
     uint32_t *fold_off; /* 2^(MAX_C-1) + 2 */
     void *folded;       /* msm_fold_len(n_max) XYZZ: the items after a fold level */
-    void *buckets;      /* 2^(MAX_C-1) XYZZ */
+    void *buckets;      /* bucket_cap XYZZ: the buckets of every window of one reduction batch */
+    size_t bucket_cap;
     void *red[2];       /* tree-reduction buffers */
     size_t red_len;
     void *wins;         /* MSM_MAX_W + 1 XYZZ: window sums, then the ones sum */
@@ -130,6 +151,14 @@ static __global__ void k_classify(const fr_t *__restrict__ k, size_t n, uint8_t 
     uint8_t c = zero ? CLS_ZERO : isone ? CLS_ONE : CLS_TAIL;
     cls[i] = c;
     tail_flag[i] = c == CLS_TAIL;
+}
+
+/* flag[i] = class i is one (after the tail was compacted from the same flags). */
+static __global__ void k_flag_ones(const uint8_t *__restrict__ cls, size_t n, uint8_t *flag)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        flag[i] = cls[i] == CLS_ONE;
 }
 
 /* Tail scalar j out of Montgomery form: a·1·2^-256 = a. */
@@ -304,14 +333,19 @@ __global__ void __launch_bounds__(MSM_THREADS) k_buckets(const ec_xyzz<F> *__res
     buckets[b] = acc;
 }
 
-/* Group g of m buckets: sum_{i in group} (i + 1)·S_i, by the running sum from the top. */
+/* Group g of m buckets of window v (nw windows of B buckets each, one after the other, G = ceil(B / m)
+ * groups per window): out[v·G + g] = sum_{i in group} (i + 1)·S_i, by the running sum from the top. */
 template <class F>
-__global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> *__restrict__ buckets,
-                                                               unsigned B, unsigned m, ec_xyzz<F> *out)
+__global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> *__restrict__ all_buckets,
+                                                               unsigned B, unsigned m, unsigned nw,
+                                                               ec_xyzz<F> *out)
 {
-    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g * m >= B)
+    unsigned G = (B + m - 1) / m;
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nw * G)
         return;
+    unsigned v = t / G, g = t % G;
+    const ec_xyzz<F> *buckets = all_buckets + (size_t)v * B;
     unsigned lo = g * m, hi = lo + m < B ? lo + m : B;
     ec_xyzz<F> run, acc;
     ec_xyzz_set_identity(run);
@@ -325,37 +359,43 @@ __global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> 
         ec_xyzz_mul_small(run, lo);
         ec_xyzz_add(acc, run);
     }
-    out[g] = acc;
+    out[t] = acc;
 }
 
-/* Grid-stride sum of the bases whose class is one; one partial per thread. */
+/* Grid-stride sum of the bases whose scalar is one, from their compacted indices (*n_ones of them), so
+ * that every lane of a warp adds at every step (over the classes, a warp with ones in half its lanes ran
+ * at half speed); one partial per thread. */
 template <class F>
 __global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value) k_ones(const ec_affine<F> *__restrict__ bases,
-                                                      const uint8_t *__restrict__ cls, size_t n,
+                                                      const uint32_t *__restrict__ idx,
+                                                      const uint32_t *__restrict__ n_ones,
                                                       ec_xyzz<F> *partials)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    size_t n = *n_ones;
     ec_xyzz<F> acc;
     ec_xyzz_set_identity(acc);
     for (size_t i = t; i < n; i += stride)
-        if (cls[i] == CLS_ONE)
-            ec_xyzz_add_affine(acc, bases[i]);
+        ec_xyzz_add_affine(acc, bases[idx[i]]);
     partials[t] = acc;
 }
 
-/* out[t] = in[t·FAN] + ... + in[t·FAN + FAN - 1] (within n). */
+/* nw segments of n points each (in[v·n ..]): out[v·n' + t] = in[v·n + t·FAN] + ... (within the segment),
+ * n' = ceil(n / FAN). One segment is a plain tree-reduction step. */
 template <class F>
-__global__ void __launch_bounds__(MSM_THREADS) k_reduce(const ec_xyzz<F> *__restrict__ in, size_t n,
+__global__ void __launch_bounds__(MSM_THREADS) k_reduce(const ec_xyzz<F> *__restrict__ in, size_t n, unsigned nw,
                                                         ec_xyzz<F> *out)
 {
+    size_t n2 = (n + MSM_FAN - 1) / MSM_FAN;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t lo = t * MSM_FAN;
-    if (lo >= n)
+    if (t >= n2 * nw)
         return;
-    size_t hi = lo + MSM_FAN < n ? lo + MSM_FAN : n;
-    ec_xyzz<F> acc = in[lo];
+    size_t v = t / n2, j = t % n2;
+    size_t lo = j * MSM_FAN, hi = lo + MSM_FAN < n ? lo + MSM_FAN : n;
+    const ec_xyzz<F> *seg = in + v * n;
+    ec_xyzz<F> acc = seg[lo];
     for (size_t i = lo + 1; i < hi; i++)
-        ec_xyzz_add(acc, in[i]);
+        ec_xyzz_add(acc, seg[i]);
     out[t] = acc;
 }
 
@@ -385,24 +425,39 @@ static inline unsigned grid_for(size_t n)
     return ceil_div_u(n ? n : 1, MSM_THREADS);
 }
 
-/* Tree-reduces n points at src (which may be one of ws->red) into dst[0]. */
+/* Tree-reduces nw segments of n points each at src (which may be one of ws->red) into dst[0 .. nw), one
+ * launch per level for all segments. */
 template <class F>
-static int reduce_to(cuzk_gpu_msm *ws, const ec_xyzz<F> *src, size_t n, ec_xyzz<F> *dst, cudaStream_t st,
-                     char *err, size_t errlen)
+static int reduce_to(cuzk_gpu_msm *ws, const ec_xyzz<F> *src, size_t n, unsigned nw, ec_xyzz<F> *dst,
+                     cudaStream_t st, char *err, size_t errlen)
 {
     ec_xyzz<F> *bufs[2] = {(ec_xyzz<F> *)ws->red[0], (ec_xyzz<F> *)ws->red[1]};
     const ec_xyzz<F> *cur = src;
     int which = src == bufs[0] ? 1 : 0;
     while (n > 1) {
         size_t m = (n + MSM_FAN - 1) / MSM_FAN;
-        k_reduce<F><<<grid_for(m), MSM_THREADS, 0, st>>>(cur, n, bufs[which]);
+        k_reduce<F><<<grid_for(m * nw), MSM_THREADS, 0, st>>>(cur, n, nw, bufs[which]);
         CU(cudaGetLastError(), "k_reduce launch");
         cur = bufs[which];
         which ^= 1;
         n = m;
     }
-    CU(cudaMemcpyAsync(dst, cur, sizeof(ec_xyzz<F>), cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync (reduce)");
+    CU(cudaMemcpyAsync(dst, cur, nw * sizeof(ec_xyzz<F>), cudaMemcpyDeviceToDevice, st),
+       "cudaMemcpyAsync (reduce)");
     return CUZK_OK;
+}
+
+/* Window sums wins[w0 .. w0 + nw) from the buckets of those windows (nw·B at ws->buckets). */
+template <class F>
+static int reduce_windows(cuzk_gpu_msm *ws, unsigned w0, unsigned nw, unsigned B, ec_xyzz<F> *wins,
+                          cudaStream_t st, char *err, size_t errlen)
+{
+    unsigned m = msm_group_m(nw, B, ws->red_len), G = ceil_div_u(B, m);
+    ec_xyzz<F> *red0 = (ec_xyzz<F> *)ws->red[0];
+    k_bucket_groups<F><<<grid_for((size_t)nw * G), MSM_THREADS, 0, st>>>((const ec_xyzz<F> *)ws->buckets, B, m, nw,
+                                                                         red0);
+    CU(cudaGetLastError(), "k_bucket_groups launch");
+    return reduce_to<F>(ws, red0, G, nw, wins + w0, st, err, errlen);
 }
 
 template <class F>
@@ -439,10 +494,16 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     CU(cudaMemcpyAsync(&n_tail, ws->n_sel, 4, cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync (tail count)");
     CU(cudaEventRecord(ws->ev[1], st), "cudaEventRecord");
 
-    /* 2. ones */
-    k_ones<F><<<MSM_ONES_THREADS / MSM_THREADS, MSM_THREADS, 0, st>>>(bases, ws->cls, n, red0);
+    /* 2. ones: their indices compacted into keys[1] (free until the windows), then summed */
+    k_flag_ones<<<grid_for(n), MSM_THREADS, 0, st>>>(ws->cls, n, ws->tail_flag);
+    CU(cudaGetLastError(), "k_flag_ones launch");
+    tb = ws->cub_bytes;
+    CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, thrust::counting_iterator<uint32_t>(0), ws->tail_flag,
+                                  ws->keys[1], ws->n_sel + 1, (int)n, st),
+       "cub::DeviceSelect::Flagged (ones)");
+    k_ones<F><<<MSM_ONES_THREADS / MSM_THREADS, MSM_THREADS, 0, st>>>(bases, ws->keys[1], ws->n_sel + 1, red0);
     CU(cudaGetLastError(), "k_ones launch");
-    int rc = reduce_to<F>(ws, red0, MSM_ONES_THREADS, wins + MSM_MAX_W, st, err, errlen);
+    int rc = reduce_to<F>(ws, red0, MSM_ONES_THREADS, 1, wins + MSM_MAX_W, st, err, errlen);
     if (rc)
         return rc;
     CU(cudaEventRecord(ws->ev[2], st), "cudaEventRecord");
@@ -458,7 +519,11 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
         k_tail_scalars<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(scalars, ws->tail_idx, ws->n_sel, ws->tail_k);
         CU(cudaGetLastError(), "k_tail_scalars launch");
     }
-    /* 4. windows */
+    /* 4. windows, their buckets kept side by side in batches of up to nb windows, each batch reduced at
+     * once (one k_bucket_groups and one launch per tree level for all its windows) */
+    unsigned nb = (unsigned)(ws->bucket_cap / B), w0 = 0;
+    if (nb > W)
+        nb = W;
     for (unsigned w = 0; w < W; w++) {
         CU(cudaEventRecord(ws->ev[3], st), "cudaEventRecord");
         CU(cudaMemsetAsync(ws->counts, 0, (B + 2) * 4, st), "cudaMemsetAsync (counts)");
@@ -506,22 +571,24 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
             lvl_max = (lvl_max + MSM_FOLD - 1) / MSM_FOLD;
             side ^= 1;
         }
-        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>(lvl, lvl_off, B, (ec_xyzz<F> *)ws->buckets);
+        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>(lvl, lvl_off, B,
+                                                          (ec_xyzz<F> *)ws->buckets + (size_t)(w - w0) * B);
         CU(cudaGetLastError(), "k_buckets launch");
         CU(cudaEventRecord(ws->ev[5], st), "cudaEventRecord");
-        unsigned m = B < MSM_GROUP_M ? B : MSM_GROUP_M, G = ceil_div_u(B, m);
-        k_bucket_groups<F><<<grid_for(G), MSM_THREADS, 0, st>>>((const ec_xyzz<F> *)ws->buckets, B, m, red0);
-        CU(cudaGetLastError(), "k_bucket_groups launch");
-        rc = reduce_to<F>(ws, red0, G, wins + w, st, err, errlen);
-        if (rc)
-            return rc;
+        bool flush = w + 1 == W || w + 1 - w0 == nb;
+        if (flush) {
+            if ((rc = reduce_windows<F>(ws, w0, w + 1 - w0, B, wins, st, err, errlen)))
+                return rc;
+            w0 = w + 1;
+        }
         CU(cudaEventRecord(ws->ev[6], st), "cudaEventRecord");
         if (stats) {
-            float a, b2, c2;
+            float a, b2, c2 = 0;
             CU(cudaEventSynchronize(ws->ev[6]), "cudaEventSynchronize");
             cudaEventElapsedTime(&a, ws->ev[3], ws->ev[4]);
             cudaEventElapsedTime(&b2, ws->ev[4], ws->ev[5]);
-            cudaEventElapsedTime(&c2, ws->ev[5], ws->ev[6]);
+            if (flush)
+                cudaEventElapsedTime(&c2, ws->ev[5], ws->ev[6]);
             t_digits += a, t_acc += b2, t_red += c2;
         }
     }
