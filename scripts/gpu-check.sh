@@ -11,7 +11,8 @@
 #       prove        GPU proofs byte-identical to CPU proofs, verified (host and device evaluation)
 #       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
 #       setup        the setup's fixed-base multiplications on the GPU, and whole keys, against the CPU's
-#       cli          `cuzk prove-params --device gpu` and `cuzk-bench --backend gpu` on small inputs
+#       cli          `cuzk prove-params --device gpu`, `cuzk prove --device gpu` (snarkjs) and
+#                    `cuzk-bench --backend gpu` on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
@@ -108,6 +109,7 @@ has prove && run prove "$bdir/test_gpu_prove" check
 has engine && run engine "$bdir/test_gpu_engine" 14
 has setup && run setup "$bdir/test_gpu_setup" check
 has cli && run cli bash tests/cli/test_cli_params.sh "$bdir"
+has cli && run cli-zkey bash tests/cli/test_cli.sh "$bdir"
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
     has bench-sweep; then

@@ -201,6 +201,29 @@ extern "C" void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_t
 
 /* ---- the heavy middle ------------------------------------------------------------------ */
 
+/* The stage times of the proof whose events were just recorded (after EV_MSM_B2 completed). */
+static void record_times(cuzk_gpu_prover *p)
+{
+    cuzk_gpu_prove_times *t = &p->times;
+    cudaEventElapsedTime(&t->upload, p->ev[EV_START], p->ev[EV_UPLOADED]);
+    cudaEventElapsedTime(&t->eval, p->ev[EV_UPLOADED], p->ev[EV_EVAL]);
+    cudaEventElapsedTime(&t->h, p->ev[EV_EVAL], p->ev[EV_H]);
+    cudaEventElapsedTime(&t->msm_h, p->ev[EV_H], p->ev[EV_MSM_H]);
+    cudaEventElapsedTime(&t->msm_l, p->ev[EV_MSM_H], p->ev[EV_MSM_L]);
+    cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
+    cudaEventElapsedTime(&t->msm_b1, p->ev[EV_MSM_A], p->ev[EV_MSM_B1]);
+    cudaEventElapsedTime(&t->msm_b2, p->ev[EV_MSM_B1], p->ev[EV_MSM_B2]);
+    cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_MSM_B2]);
+}
+
+/* c = a·b */
+__global__ void k_product(const fr_t *__restrict__ a, const fr_t *__restrict__ b, fr_t *c, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        fr_store(c + i, fr_mul(fr_load(a + i), fr_load(b + i)));
+}
+
 /* a = (a·b − c)·k */
 __global__ void k_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, fr_t k, size_t n)
 {
@@ -390,6 +413,7 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
         (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
         return rc;
     CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
+    record_times(p);
     if (gcs) {
         unsigned long long bad = 0;
         CU(cudaMemcpy(&bad, p->bad, sizeof bad, cudaMemcpyDeviceToHost), "read-back of the check's row");
@@ -397,16 +421,6 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
             return cuzk_fail(err, errlen, CUZK_EUNSAT,
                              "prove: the witness does not satisfy constraint %llu (A·z · B·z != C·z)", bad);
     }
-    cuzk_gpu_prove_times *t = &p->times;
-    cudaEventElapsedTime(&t->upload, p->ev[EV_START], p->ev[EV_UPLOADED]);
-    cudaEventElapsedTime(&t->eval, p->ev[EV_UPLOADED], p->ev[EV_EVAL]);
-    cudaEventElapsedTime(&t->h, p->ev[EV_EVAL], p->ev[EV_H]);
-    cudaEventElapsedTime(&t->msm_h, p->ev[EV_H], p->ev[EV_MSM_H]);
-    cudaEventElapsedTime(&t->msm_l, p->ev[EV_MSM_H], p->ev[EV_MSM_L]);
-    cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
-    cudaEventElapsedTime(&t->msm_b1, p->ev[EV_MSM_A], p->ev[EV_MSM_B1]);
-    cudaEventElapsedTime(&t->msm_b2, p->ev[EV_MSM_B1], p->ev[EV_MSM_B2]);
-    cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_MSM_B2]);
     return CUZK_OK;
 }
 
@@ -421,4 +435,110 @@ extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth1
     heavy_ctx hc = {prover, gcs};
     prove_accel acc = {gpu_heavy, &hc, true, gcs != NULL};
     return prove_bellperson(out, pk, cs, z, r, s, opts, &acc, pool, err, errlen);
+}
+
+/* ---- snarkjs convention ------------------------------------------------------------------ */
+
+/* The zkey's sections in the resident key's five slots: h = H (domainSize points), l = C (the private
+ * variables), a = A, b1 = B1, b2 = B2 (every variable). */
+extern "C" int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk, cuzk_pool *pool, char *err,
+                                  size_t errlen)
+{
+    *out = NULL;
+    if (!zk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no zkey");
+    if (zk->b1.count != zk->b2.count || zk->a.count != zk->b1.count)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the zkey's A, B1 and B2 sections differ in length "
+                         "(%zu, %zu, %zu)", zk->a.count, zk->b1.count, zk->b2.count);
+    cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
+    if (!g)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
+    g->n_h = zk->h.count, g->n_l = zk->c.count, g->n_a = zk->a.count, g->n_b = zk->b1.count;
+    const cuzk_snarkjs_points *sec[5] = {&zk->h, &zk->c, &zk->a, &zk->b1, &zk->b2};
+    void **dst[5] = {(void **)&g->h, (void **)&g->l, (void **)&g->a, (void **)&g->b1, (void **)&g->b2};
+    int rc = CUZK_OK;
+    for (int i = 0; i < 5 && !rc; i++) {
+        void *host = NULL;
+        bool g2 = i == 4;
+        rc = prove_zkey_decode(&host, sec[i], g2, pool, err, errlen);
+        if (!rc)
+            rc = upload(dst[i], host, sec[i]->count * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)),
+                        "upload of a zkey section", err, errlen);
+        free(host);
+    }
+    if (rc) {
+        cuzk_gpu_pk_free(g);
+        return rc;
+    }
+    *out = g;
+    return CUZK_OK;
+}
+
+/* Steps 2-5 of the snarkjs prover on the device: a, b up, c = a·b, the odd-coset transform of the three,
+ * h = a·b − c in place of a, then the H MSM and, with the witness uploaded once, A, B1, B2 over every
+ * value and C over the private ones. */
+static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o, cuzk_pool *pool, char *err,
+                          size_t errlen)
+{
+    (void)pool;
+    cuzk_gpu_prover *p = (cuzk_gpu_prover *)ctx;
+    const cuzk_gpu_pk *g = p->gpk;
+    const cuzk_snarkjs_zkey *zk = in->zk;
+    size_t n = in->n, nv = zk->n_vars, npub = (size_t)zk->n_public + 1;
+    if (g->n_h != n || g->n_a != nv || g->n_b != nv || g->n_l != nv - npub || p->m < n)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "gpu prove: the device key (h %zu, c %zu, a/b %zu) is not this zkey's shape (h %zu, c %zu, "
+                         "a/b %zu)",
+                         g->n_h, g->n_l, g->n_a, n, nv - npub, nv);
+    cudaStream_t st = p->st;
+    CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
+    CU(cudaMemcpyAsync(p->a, in->a, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
+    CU(cudaMemcpyAsync(p->b, in->b, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of b");
+    CU(cudaMemcpyAsync(p->sc, in->w, nv * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of w");
+    CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
+    unsigned blocks = (unsigned)((n + PROVE_THREADS - 1) / PROVE_THREADS);
+    k_product<<<blocks, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->c, n);
+    CU(cudaGetLastError(), "k_product launch");
+    CU(cudaEventRecord(p->ev[EV_EVAL], st), "cudaEventRecord");
+    cuzk_ntt_domain d;
+    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_SNARKJS, err, errlen);
+    if (rc)
+        return rc;
+    if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
+        !(rc = to_coset(p->c, &d, st, err, errlen))) {
+        k_quotient<<<blocks, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->b, (const fr_t *)p->c, fr_one(),
+                                                     n);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            rc = cuda_fail(err, errlen, "k_quotient launch", e);
+    }
+    cuzk_ntt_domain_release(&d);
+    if (rc)
+        return rc;
+    CU(cudaEventRecord(p->ev[EV_H], st), "cudaEventRecord");
+    msm_arg mh = {g->h, p->a, n, false, &o->h};
+    msm_arg mc = {g->l, p->sc + npub, nv - npub, false, &o->c};
+    msm_arg ma = {g->a, p->sc, nv, false, &o->a};
+    msm_arg mb1 = {g->b1, p->sc, nv, false, &o->b1};
+    msm_arg mb2 = {g->b2, p->sc, nv, true, &o->b2};
+    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &mc, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
+        return rc;
+    CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
+    record_times(p);
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk,
+                                           const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_fr *w,
+                                           size_t n_w, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                                           cuzk_pool *pool, char *err, size_t errlen)
+{
+    if (!gpk || !prover || prover->gpk != gpk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the prover was not made for this device key");
+    prove_zkey_accel acc = {gpu_zkey_heavy, prover};
+    return prove_snarkjs(out, public_out, zk, w, n_w, r, s, opts, &acc, pool, err, errlen);
 }

@@ -95,6 +95,38 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
                      const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
                      const prove_accel *accel, cuzk_pool *pool, char *err, size_t errlen);
 
+/* The heavy middle of the snarkjs prover (prove_snarkjs.c, steps 2-5): from the A and B evaluations, the
+ * H scalars on the odd coset and the five MSMs over the zkey's point sections. */
+typedef struct {
+    const cuzk_snarkjs_zkey *zk;
+    cuzk_fr *a, *b; /* n = domain_size evaluations each; the callee may overwrite them */
+    size_t n;
+    unsigned lg;
+    const cuzk_fr *w; /* zk->n_vars witness values */
+    bool split;       /* split MSMs allowed */
+} prove_zkey_in;
+
+typedef struct {
+    cuzk_g1 h, a, b1, c;
+    cuzk_g2 b2;
+} prove_zkey_out;
+
+typedef struct {
+    int (*heavy)(void *ctx, const prove_zkey_in *in, prove_zkey_out *out, cuzk_pool *pool, char *err,
+                 size_t errlen);
+    void *ctx;
+} prove_zkey_accel;
+
+/* cuzk_groth16_prove_zkey_ex with the heavy middle done by accel (NULL = the CPU). */
+int prove_snarkjs(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk, const cuzk_fr *w,
+                  size_t n_w, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                  const prove_zkey_accel *accel, cuzk_pool *pool, char *err, size_t errlen);
+
+/* Decodes a whole point section of a zkey into a new malloc'd array *out (G1 or G2 affine, checked on
+ * the curve); the message names the first bad point. */
+int prove_zkey_decode(void **out, const cuzk_snarkjs_points *pts, bool g2, cuzk_pool *pool, char *err,
+                      size_t errlen);
+
 /* Pool tasks needed to cover n items in blocks of `block`. */
 static inline size_t prove_blocks(size_t n, size_t block)
 {

@@ -76,8 +76,7 @@ static void decode_task(void *arg, size_t task, int worker)
     }
 }
 
-/* Decodes a whole point section into a new array *out (G1 or G2 affine). */
-static int decode_points(void **out, const cuzk_snarkjs_points *pts, bool g2, cuzk_pool *pool, char *err,
+int prove_zkey_decode(void **out, const cuzk_snarkjs_points *pts, bool g2, cuzk_pool *pool, char *err,
                          size_t errlen)
 {
     size_t size = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
@@ -208,40 +207,23 @@ static int check_witness(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n
     return CUZK_OK;
 }
 
-/* H scalars (domain_size values, into *h) for witness w. */
-static int compute_h(cuzk_fr **h, const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, cuzk_pool *pool, char *err,
-                     size_t errlen)
+/* H scalars (in->n values, written over in->a) from the evaluations: C = A∘B, the odd-coset transform of
+ * all three, A·B − C there. */
+static int cpu_h(const prove_zkey_in *in, cuzk_pool *pool, char *err, size_t errlen)
 {
-    size_t n = zk->domain_size;
-    unsigned lg = 0;
-    while (((size_t)1 << lg) < n)
-        lg++;
-    if (lg > CUZK_NTT_MAX_LG)
-        return cuzk_fail(err, errlen, CUZK_ERANGE, "prove: domainSize 2^%u is above 2^%d", lg,
-                         CUZK_NTT_MAX_LG);
-    cuzk_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    int rc = CUZK_OK;
-    if (!a || !b || !c) {
-        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for 3 x %zu evaluations", n);
-        goto done;
-    }
-    eval_ab(a, b, zk, w, pool);
-    memcpy(c, a, n * sizeof *c);
-    prove_vec_mul(c, b, n, pool);
+    size_t n = in->n;
+    cuzk_fr *c = malloc(n * sizeof *c);
+    if (!c)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for 3 x %zu evaluations", n);
+    memcpy(c, in->a, n * sizeof *c);
+    prove_vec_mul(c, in->b, n, pool);
     cuzk_ntt_domain d;
-    if ((rc = cuzk_ntt_domain_init(&d, lg, CUZK_NTT_SNARKJS, err, errlen)))
-        goto done;
-    if (!(rc = prove_to_coset(&d, a, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, b, pool, err, errlen)) && !(rc = prove_to_coset(&d, c, pool, err, errlen)))
-        prove_vec_quotient(a, b, c, NULL, n, pool);
+    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_SNARKJS, err, errlen);
+    if (!rc && !(rc = prove_to_coset(&d, in->a, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, in->b, pool, err, errlen)) && !(rc = prove_to_coset(&d, c, pool, err, errlen)))
+        prove_vec_quotient(in->a, in->b, c, NULL, n, pool);
     cuzk_ntt_domain_release(&d);
-done:
-    free(b);
     free(c);
-    if (rc)
-        free(a);
-    else
-        *h = a;
     return rc;
 }
 
@@ -281,7 +263,7 @@ static int msm_section(void *out, const cuzk_snarkjs_points *pts, bool g2, const
         return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: section %u has %zu points for %zu scalars",
                          pts->section, pts->count, plan->n);
     void *bases;
-    int rc = decode_points(&bases, pts, g2, pool, err, errlen);
+    int rc = prove_zkey_decode(&bases, pts, g2, pool, err, errlen);
     if (rc)
         return rc;
     size_t n = pts->count;
@@ -310,10 +292,47 @@ static int msm_section(void *out, const cuzk_snarkjs_points *pts, bool g2, const
     return CUZK_OK;
 }
 
+/* Steps 2-5 on the CPU: H, then the MSMs (each section decoded just before its MSM). */
+static int cpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o, cuzk_pool *pool, char *err,
+                          size_t errlen)
+{
+    (void)ctx;
+    const cuzk_snarkjs_zkey *zk = in->zk;
+    const cuzk_fr *w = in->w;
+    size_t n_priv = zk->n_vars - zk->n_public - 1;
+    const cuzk_fr *w_priv = w + zk->n_public + 1;
+    prove_split_plan plan_w = {0}, plan_c = {0};
+    int rc;
+    if ((rc = cpu_h(in, pool, err, errlen)) || (rc = msm_section(&o->h, &zk->h, false, in->a, NULL, pool, err, errlen)))
+        return rc;
+    if ((rc = prove_split_plan_build(&plan_w, w, zk->n_vars, in->split, pool)) ||
+        (rc = prove_split_plan_build(&plan_c, w_priv, n_priv, in->split, pool))) {
+        rc = cuzk_fail(err, errlen, rc, "prove: out of memory planning the MSMs");
+    } else {
+        (void)((rc = msm_section(&o->a, &zk->a, false, w, &plan_w, pool, err, errlen)) ||
+               (rc = msm_section(&o->b1, &zk->b1, false, w, &plan_w, pool, err, errlen)) ||
+               (rc = msm_section(&o->b2, &zk->b2, true, w, &plan_w, pool, err, errlen)) ||
+               (rc = msm_section(&o->c, &zk->c, false, w_priv, &plan_c, pool, err, errlen)));
+    }
+    prove_split_plan_free(&plan_w);
+    prove_split_plan_free(&plan_c);
+    return rc;
+}
+
 int cuzk_groth16_prove_zkey_ex(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk,
                                const cuzk_fr *w, size_t n_w, const cuzk_fr *r, const cuzk_fr *s,
                                const cuzk_prove_opts *opts, cuzk_pool *pool, char *err, size_t errlen)
 {
+    return prove_snarkjs(out, public_out, zk, w, n_w, r, s, opts, NULL, pool, err, errlen);
+}
+
+int prove_snarkjs(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk, const cuzk_fr *w,
+                  size_t n_w, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                  const prove_zkey_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
+{
+    static const prove_zkey_accel cpu = {cpu_zkey_heavy, NULL};
+    if (!accel)
+        accel = &cpu;
     static const cuzk_prove_opts defaults = {0};
     if (!opts)
         opts = &defaults;
@@ -324,29 +343,30 @@ int cuzk_groth16_prove_zkey_ex(cuzk_groth16_proof *out, cuzk_fr *public_out, con
                             errlen)))
         return rc;
     cuzk_fr rr, ss, rs;
-    cuzk_fr *h = NULL;
-    prove_split_plan plan_w = {0}, plan_c = {0};
-    bool split = !(opts->flags & CUZK_PROVE_NO_SPLIT);
-    size_t n_priv = zk->n_vars - zk->n_public - 1;
-    const cuzk_fr *w_priv = w + zk->n_public + 1;
+    size_t n = zk->domain_size;
+    unsigned lg = 0;
+    while (((size_t)1 << lg) < n)
+        lg++;
+    if (lg > CUZK_NTT_MAX_LG)
+        return cuzk_fail(err, errlen, CUZK_ERANGE, "prove: domainSize 2^%u is above 2^%d", lg, CUZK_NTT_MAX_LG);
+    prove_zkey_in in = {zk, malloc(n * sizeof(cuzk_fr)), malloc(n * sizeof(cuzk_fr)), n, lg, w,
+                        !(opts->flags & CUZK_PROVE_NO_SPLIT)};
+    prove_zkey_out acc;
     cuzk_g1 pa, pb1, pc, hh, t;
     cuzk_g2 pb, t2;
-    if ((rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
-        (rc = compute_h(&h, zk, w, pool, err, errlen)) ||
-        (rc = msm_section(&hh, &zk->h, false, h, NULL, pool, err, errlen)))
-        goto done;
-    free(h);
-    h = NULL;
-    if ((rc = prove_split_plan_build(&plan_w, w, zk->n_vars, split, pool)) ||
-        (rc = prove_split_plan_build(&plan_c, w_priv, n_priv, split, pool))) {
-        rc = cuzk_fail(err, errlen, rc, "prove: out of memory planning the MSMs");
+    if (!in.a || !in.b) {
+        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "prove: out of memory for 3 x %zu evaluations", n);
         goto done;
     }
-    if ((rc = msm_section(&pa, &zk->a, false, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section(&pb1, &zk->b1, false, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section(&pb, &zk->b2, true, w, &plan_w, pool, err, errlen)) ||
-        (rc = msm_section(&pc, &zk->c, false, w_priv, &plan_c, pool, err, errlen)))
+    if ((rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)))
         goto done;
+    eval_ab(in.a, in.b, zk, w, pool);
+    if ((rc = accel->heavy(accel->ctx, &in, &acc, pool, err, errlen)))
+        goto done;
+    free(in.a);
+    free(in.b);
+    in.a = in.b = NULL;
+    pa = acc.a, pb1 = acc.b1, pb = acc.b2, pc = acc.c, hh = acc.h;
 
     /* pi_a = A + alpha1 + r delta1 */
     cuzk_g1_add_affine(&pa, &pa, &zk->alpha1);
@@ -393,9 +413,8 @@ int cuzk_groth16_prove_zkey_ex(cuzk_groth16_proof *out, cuzk_fr *public_out, con
         memcpy(public_out, w + 1, zk->n_public * sizeof *public_out);
     rc = CUZK_OK;
 done:
-    free(h);
-    prove_split_plan_free(&plan_w);
-    prove_split_plan_free(&plan_c);
+    free(in.a);
+    free(in.b);
     prove_wipe(&rr, sizeof rr);
     prove_wipe(&ss, sizeof ss);
     prove_wipe(&rs, sizeof rs);

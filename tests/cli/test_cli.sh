@@ -126,6 +126,25 @@ check_fixture() {
     else
         pass "$f: two proofs differ (fresh r and s)"
     fi
+
+    # --device: cpu proves; gpu proves on a GPU or fails cleanly without one; a bad value is a usage error
+    run "$CUZK" prove "$d/circuit.zkey" "$d/witness.wtns" "$out/pc.json" "$out/uc.json" --device cpu
+    expect 0 "$f: prove --device cpu"
+    run "$CUZK" verify "$d/verification_key.json" "$out/uc.json" "$out/pc.json"
+    expect 0 "$f: ... and that proof verifies"
+    run "$CUZK" prove "$d/circuit.zkey" "$d/witness.wtns" "$out/pg.json" "$out/ug.json" --device gpu
+    if [ "$RC" -eq 0 ]; then
+        run "$CUZK" verify "$d/verification_key.json" "$out/ug.json" "$out/pg.json"
+        expect 0 "$f: prove --device gpu proved on a GPU, and the proof verifies"
+    else
+        expect 1 "$f: prove --device gpu without a usable GPU: exit 1"
+        expect_err '^cuzk: --device gpu: (no CUDA device is present|this build has no CUDA backend)' \
+            "$f: ... and says why"
+        [ ! -e "$out/pg.json" ] && [ ! -e "$out/ug.json" ] && pass "$f: ... and writes nothing" ||
+            fail "$f: prove --device gpu left a file"
+    fi
+    run "$CUZK" prove "$d/circuit.zkey" "$d/witness.wtns" "$out/pt.json" "$out/ut.json" --device tpu
+    expect 2 "$f: prove --device tpu is a usage error"
 }
 
 check_usage

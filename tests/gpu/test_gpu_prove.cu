@@ -13,7 +13,11 @@
  *                                 (cuzk_gpu_cs): the matrices in all three coefficient
  *                                 forms (plain, u8 and u16 indices), PoRep-shaped
  *                                 circuits whose packed checks take the long-row
- *                                 kernel; the same bytes, the same refused row
+ *                                 kernel; the same bytes, the same refused row.
+ *                                 snarkjs convention: the committed circom fixtures'
+ *                                 zkeys and random circuits' zkeys (cuzk_zkey_setup):
+ *                                 GPU proof bytes and public values equal the CPU's,
+ *                                 a broken witness fails verification on both
  *   test_gpu_prove bench LG       one circuit of 2^LG - 64 rows (Groth16-like
  *                                 0/1-heavy witness): device stage times, median of 5,
  *                                 host evaluation then device evaluation
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuzk/cs.h"
 #include "cuzk/gpu.h"
@@ -35,7 +40,9 @@
 #include "cuzk/prove.h"
 #include "cuzk/serialize.h"
 #include "cuzk/setup.h"
+#include "cuzk/snarkjs.h"
 #include "cuzk/verify.h"
+#include "cuzk/zkey_setup.h"
 extern "C" {
 #include "testutil.h"
 }
@@ -199,6 +206,112 @@ static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape, 
     circuit_free(&c);
 }
 
+/* snarkjs convention: CPU and GPU proofs of w under zk, equal bytes and public values; a broken
+ * witness is refused by the verification on both (the zkey has no C matrix to check against). */
+static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w, const char *what, bool constrained)
+{
+    char err[256] = "";
+    cuzk_gpu_pk *gpk = NULL;
+    cuzk_gpu_prover *pr = NULL;
+    int rc = cuzk_gpu_zkey_load(&gpk, zk, g_pool, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: gpu zkey load: %s", what, err);
+    if (rc == CUZK_OK) {
+        rc = cuzk_gpu_prover_new(&pr, gpk, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: gpu prover: %s", what, err);
+    }
+    size_t np = zk->n_public + 1;
+    cuzk_fr *pub_c = (cuzk_fr *)calloc(np, sizeof(cuzk_fr)), *pub_g = (cuzk_fr *)calloc(np, sizeof(cuzk_fr));
+    for (int round = 0; rc == CUZK_OK && round < 3; round++) {
+        cuzk_fr r = CUZK_FR_ZERO, s = CUZK_FR_ZERO;
+        if (round < 2) {
+            test_rand_fr(&r);
+            test_rand_fr(&s);
+        }
+        cuzk_groth16_proof cpu, gpu;
+        memset(&gpu, 0x5a, sizeof gpu);
+        memset(pub_g, 0x5a, np * sizeof(cuzk_fr));
+        int rc1 = cuzk_groth16_prove_zkey_ex(&cpu, pub_c, zk, w, n_w, &r, &s, NULL, g_pool, err, sizeof err);
+        CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
+        int rc2 = cuzk_gpu_groth16_prove_zkey(&gpu, pub_g, zk, gpk, pr, w, n_w, &r, &s, NULL, g_pool, err, sizeof err);
+        CHECK(rc2 == CUZK_OK, "%s: gpu prove: %s", what, err);
+        if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
+            uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
+            cuzk_groth16_proof_to_bytes(bc, &cpu);
+            cuzk_groth16_proof_to_bytes(bg, &gpu);
+            CHECK(memcmp(bc, bg, sizeof bc) == 0, "%s: gpu zkey proof bytes differ from the cpu's (round %d)", what,
+                  round);
+            CHECK(memcmp(pub_c, pub_g, zk->n_public * sizeof(cuzk_fr)) == 0, "%s: public values differ", what);
+        }
+    }
+    if (rc == CUZK_OK && n_w > (size_t)zk->n_public + 2) {
+        cuzk_fr *w2 = (cuzk_fr *)malloc(n_w * sizeof(cuzk_fr));
+        memcpy(w2, w, n_w * sizeof(cuzk_fr));
+        cuzk_fr_add(&w2[n_w - 1], &w2[n_w - 1], &CUZK_FR_ONE);
+        cuzk_groth16_proof p;
+        int rc1 = cuzk_groth16_prove_zkey_ex(&p, NULL, zk, w2, n_w, NULL, NULL, NULL, g_pool, err, sizeof err);
+        int rc2 = cuzk_gpu_groth16_prove_zkey(&p, NULL, zk, gpk, pr, w2, n_w, NULL, NULL, NULL, g_pool, err,
+                                              sizeof err);
+        /* the last variable is in some constraint of a random circuit; a fixture's may be unconstrained */
+        CHECK(rc1 == rc2 && (!constrained || rc2 == CUZK_EVERIFY), "%s: broken witness: cpu rc %d, gpu rc %d (%s)",
+              what, rc1, rc2, err);
+        rc2 = cuzk_gpu_groth16_prove_zkey(&p, NULL, zk, gpk, pr, w2, n_w - 1, NULL, NULL, NULL, g_pool, err,
+                                          sizeof err);
+        CHECK(rc2 == CUZK_EINVAL, "%s: a witness one value short: rc %d", what, rc2);
+        free(w2);
+    }
+    free(pub_c);
+    free(pub_g);
+    cuzk_gpu_prover_free(pr);
+    cuzk_gpu_pk_free(gpk);
+}
+
+static void check_zkey_fixture(const char *name)
+{
+    char zp[256], wp[256], err[256] = "";
+    snprintf(zp, sizeof zp, "tests/fixtures/%s/circuit.zkey", name);
+    snprintf(wp, sizeof wp, "tests/fixtures/%s/witness.wtns", name);
+    cuzk_snarkjs_zkey *zk = NULL;
+    cuzk_snarkjs_wtns *wt = NULL;
+    int rc = cuzk_snarkjs_zkey_open(zp, &zk, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: %s", zp, err);
+    if (rc == CUZK_OK) {
+        rc = cuzk_snarkjs_wtns_open(wp, &wt, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: %s", wp, err);
+    }
+    if (rc == CUZK_OK)
+        check_zkey(zk, wt->values, wt->n, name, false);
+    cuzk_snarkjs_wtns_free(wt);
+    cuzk_snarkjs_zkey_free(zk);
+}
+
+static void check_zkey_random(size_t ni, size_t na, size_t nc)
+{
+    char err[256] = "", path[96], what[96];
+    snprintf(path, sizeof path, "/tmp/test_gpu_prove.%d.zkey", (int)getpid());
+    snprintf(what, sizeof what, "random zkey %zu/%zu/%zu", ni, na, nc);
+    cuzk_cs cs;
+    cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
+    int rc = cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS);
+    unsigned lg = 0;
+    cuzk_groth16_toxic tw;
+    if (rc == CUZK_OK)
+        rc = cuzk_zkey_domain_lg(&lg, &cs, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_zkey_setup_write(path, &cs, &tw, g_pool, err, sizeof err);
+    cuzk_snarkjs_zkey *zk = NULL;
+    if (rc == CUZK_OK)
+        rc = cuzk_snarkjs_zkey_open(path, &zk, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: %s", what, err);
+    if (rc == CUZK_OK)
+        check_zkey(zk, z, ni + na, what, true);
+    cuzk_snarkjs_zkey_free(zk);
+    unlink(path);
+    cuzk_cs_free(&cs);
+    free(z);
+}
+
 static int cmd_check(void)
 {
     double t0 = now_s();
@@ -222,6 +335,14 @@ static int cmd_check(void)
         circuit_free(&c);
     }
     printf("porep-shaped checks done (%.1f s)\n", now_s() - t0);
+    /* snarkjs convention */
+    static const char *fixtures[] = {"bits", "mixer", "mulchain"};
+    for (int i = 0; i < 3; i++)
+        check_zkey_fixture(fixtures[i]);
+    check_zkey_random(2, 30, 40);
+    check_zkey_random(4, 3000, 4000);
+    check_zkey_random(3, 70000, 60000);
+    printf("zkey checks done (%.1f s)\n", now_s() - t0);
 
     /* a prover made for another key */
     circuit a, b;

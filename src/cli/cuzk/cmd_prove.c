@@ -24,6 +24,10 @@
 #include "cuzk/snarkjs.h"
 #include "cuzk/snarkjs_json.h"
 #include "cuzk/verify.h"
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu.h"
+#include "cuzk/gpu_prove.h"
+#endif
 
 typedef struct {
     cuzk_pool *pool;
@@ -106,6 +110,36 @@ static int load(prove_job *j, const cli_args *a)
     return 0;
 }
 
+/* Proves on the device the command line asks for (cli_args.device). */
+static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opts *opts, char *err, size_t errlen)
+{
+#ifdef CUZK_HAVE_GPU
+    int ndev = cuzk_gpu_device_count();
+    if (a->device == CLI_DEV_GPU && ndev < 1)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: no CUDA device is present");
+    if (a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0)) {
+        cuzk_gpu_pk *gpk = NULL;
+        cuzk_gpu_prover *pr = NULL;
+        int rc = cuzk_gpu_zkey_load(&gpk, j->zk, j->pool, err, errlen);
+        if (rc == CUZK_OK)
+            rc = cuzk_gpu_prover_new(&pr, gpk, err, errlen);
+        if (rc == CUZK_OK) {
+            cli_note(a, "proving on the GPU");
+            rc = cuzk_gpu_groth16_prove_zkey(&j->proof, j->pub, j->zk, gpk, pr, j->wtns->values, j->wtns->n, NULL,
+                                             NULL, opts, j->pool, err, errlen);
+        }
+        cuzk_gpu_prover_free(pr);
+        cuzk_gpu_pk_free(gpk);
+        return rc;
+    }
+#else
+    if (a->device == CLI_DEV_GPU)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: this build has no CUDA backend (nvcc was not found)");
+#endif
+    return cuzk_groth16_prove_zkey_ex(&j->proof, j->pub, j->zk, j->wtns->values, j->wtns->n, NULL, NULL, opts,
+                                      j->pool, err, errlen);
+}
+
 static int prove(prove_job *j, const cli_args *a)
 {
     char err[CLI_ERRLEN] = "";
@@ -121,8 +155,7 @@ static int prove(prove_job *j, const cli_args *a)
     };
     cli_note(a, "proving: %u variables, domain %u, %d threads", j->zk->n_vars, j->zk->domain_size,
              cuzk_pool_size(j->pool));
-    int rc = cuzk_groth16_prove_zkey_ex(&j->proof, j->pub, j->zk, j->wtns->values, j->wtns->n, NULL, NULL,
-                                        &opts, j->pool, err, sizeof err);
+    int rc = prove_on_device(j, a, &opts, err, sizeof err);
     if (rc != CUZK_OK) {
         cli_error_lib(NULL, rc, err);
         return -1;
@@ -214,8 +247,10 @@ const cli_command cli_cmd_prove = {
             "neither file has been touched. A witness with the wrong number of values is refused.\n"
             "With --check-witness the witness is first checked against every constraint of the\n"
             "circuit's .r1cs (which must be the zkey's circuit); the first failing constraint is named.\n"
+            "With --device gpu (or auto on a machine with a CUDA device and a build with the CUDA backend)\n"
+            "the H polynomial and the five MSMs run on the GPU; the proof bytes are the same.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.",
-    .flags = CLI_F_THREADS | CLI_F_NO_VERIFY | CLI_F_CHECK_WITNESS | CLI_F_VERBOSE | CLI_F_PROGRESS,
+    .flags = CLI_F_THREADS | CLI_F_NO_VERIFY | CLI_F_CHECK_WITNESS | CLI_F_VERBOSE | CLI_F_PROGRESS | CLI_F_DEVICE,
     .min_pos = 4,
     .max_pos = 4,
     .run = run_prove,
