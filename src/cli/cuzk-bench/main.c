@@ -94,7 +94,7 @@ static const struct {
     [F_C_LIST] = {"--c-list", NULL, "N,...", "proofs per combination, the c of batch (default 5,10,20)"},
     [F_J_LIST] = {"--j-list", NULL, "M,...", "proofs in flight, the j of batch (default 2,5,10); j > c is skipped"},
     [F_GW_LIST] = {"--gw-list", NULL, "G,...", "GPU workers per device sharing its lock, gw (default 1,2)"},
-    [F_CSV] = {"--csv", NULL, "FILE", "also write the rows as CSV to FILE (complete or not at all)"},
+    [F_CSV] = {"--csv", NULL, "FILE", "also write the rows as CSV to FILE, rewritten atomically after each combination"},
     [F_TIMELINE_DIR] = {"--timeline-dir", NULL, "DIR", "write each combination's TIMELINE to DIR/c<C>-j<J>-gw<G>.jsonl"},
 };
 

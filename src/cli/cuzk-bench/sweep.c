@@ -9,7 +9,10 @@
  * would have nothing to do) and the skip is said on stderr.
  *
  * Each row goes to stdout, in one markdown table, as soon as its
- * combination is done, and to --csv FILE, which appears only complete. A
+ * combination is done, and --csv FILE is rewritten (to a temporary file,
+ * renamed into place) after every combination, so a sweep stopped half-way
+ * (a full-scale grid runs for hours) leaves the rows it finished and never a
+ * half-written file. A
  * failing combination fills its row as far as it got, says FAILED, and the
  * sweep goes on; the exit status is then 1.
  *
@@ -141,6 +144,18 @@ static void csv_row(FILE *f, const sweep_row *w)
             st);
 }
 
+/* path = the header and rows[0 .. n), atomically (temporary file, fsync, rename). */
+static int csv_write(const char *path, const sweep_row *rows, unsigned n)
+{
+    bench_out out;
+    if (bench_out_open(&out, path) != BENCH_OK)
+        return BENCH_FAIL;
+    csv_header(out.f);
+    for (unsigned i = 0; i < n; i++)
+        csv_row(out.f, &rows[i]);
+    return bench_out_commit(&out);
+}
+
 /* Runs one combination into *w. */
 static void run_one(const bench_opts *o, const bench_workload *wl, sweep_row *w, bool *warned)
 {
@@ -186,8 +201,9 @@ int bench_sweep(const bench_opts *o)
             return BENCH_FAIL;
         }
     }
-    bench_out csv = {0};
-    if (o->csv && bench_out_open(&csv, o->csv) != BENCH_OK)
+    /* the CSV is written once now (header only: an unwritable path fails before the workload is built) and
+     * again after every combination */
+    if (o->csv && csv_write(o->csv, NULL, 0) != BENCH_OK)
         return BENCH_FAIL;
 
     unsigned total = 0;
@@ -207,14 +223,17 @@ int bench_sweep(const bench_opts *o)
     int rc = bench_workload_new(&wl, o, err, sizeof err);
     if (rc != CUZK_OK) {
         bench_error("workload %s: %s", o->workload, err[0] ? err : cuzk_strerror(rc));
-        bench_out_abort(&csv);
         return BENCH_FAIL;
     }
     fprintf(stderr, "cuzk-bench: workload ready in %.3f s: %s\n", bench_now() - t, wl.desc);
 
     table_header();
-    if (o->csv)
-        csv_header(csv.f);
+    sweep_row *rows = calloc(total ? total : 1, sizeof *rows);
+    if (!rows) {
+        bench_error("sweep: out of memory");
+        bench_workload_free(&wl);
+        return BENCH_FAIL;
+    }
     int status = BENCH_OK;
     unsigned done = 0, failed = 0;
     bool warned = false;
@@ -238,16 +257,17 @@ int bench_sweep(const bench_opts *o)
                     failed++;
                 }
                 table_row(&w);
-                if (o->csv)
-                    csv_row(csv.f, &w);
+                fflush(stdout);
+                rows[done - 1] = w;
+                if (o->csv && csv_write(o->csv, rows, done) != BENCH_OK)
+                    status = BENCH_FAIL;
             }
     bench_workload_free(&wl);
+    free(rows);
     if (fflush(stdout) != 0) {
         bench_error("sweep: cannot write the table");
         status = BENCH_FAIL;
     }
-    if (o->csv && bench_out_commit(&csv) != BENCH_OK)
-        status = BENCH_FAIL;
     if (failed)
         bench_error("sweep: %u of %u combinations failed", failed, total);
     return status;
