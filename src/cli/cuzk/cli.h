@@ -87,6 +87,10 @@ void cli_error(const char *fmt, ...)
  * it; cuzk_strerror(rc) stands in for an empty err). */
 void cli_error_lib(const char *path, int rc, const char *err);
 
+/* Whether --device asks for the GPU (auto: a build with the CUDA backend on a machine with a device).
+ * CUZK_EINVAL with the reason when --device gpu cannot be honoured. */
+int cli_use_gpu(const cli_args *a, bool *gpu, char *err, size_t errlen);
+
 /* A progress note on stderr ("cuzk: <message>"), only when a->progress. */
 void cli_note(const cli_args *a, const char *fmt, ...)
 #if defined(__GNUC__)

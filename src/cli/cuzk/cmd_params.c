@@ -98,15 +98,16 @@ static int load_circuit(params_job *j, const char *r1cs_path, const char *wtns_p
 static int prove_on_device(params_job *j, const cli_args *a, const cuzk_prove_opts *opts, char *err,
                            size_t errlen)
 {
+    bool gpu = false;
+    int rc = cli_use_gpu(a, &gpu, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
 #ifdef CUZK_HAVE_GPU
-    int ndev = cuzk_gpu_device_count();
-    if (a->device == CLI_DEV_GPU && ndev < 1)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: no CUDA device is present");
-    if (a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0)) {
+    if (gpu) {
         cuzk_gpu_pk *gpk = NULL;
         cuzk_gpu_cs *gcs = NULL;
         cuzk_gpu_prover *pr = NULL;
-        int rc = cuzk_gpu_pk_load(&gpk, &j->pk, err, errlen);
+        rc = cuzk_gpu_pk_load(&gpk, &j->pk, err, errlen);
         if (rc == CUZK_OK)
             rc = cuzk_gpu_prover_new(&pr, gpk, err, errlen);
         /* a, b, c evaluated on the device; a circuit too large for the device form is evaluated here */
@@ -122,9 +123,6 @@ static int prove_on_device(params_job *j, const cli_args *a, const cuzk_prove_op
         cuzk_gpu_pk_free(gpk);
         return rc;
     }
-#else
-    if (a->device == CLI_DEV_GPU)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: this build has no CUDA backend (nvcc was not found)");
 #endif
     return cuzk_groth16_prove_ex(&j->proof, &j->pk, &j->cs, j->wtns->values, NULL, NULL, opts, j->pool, err,
                                  errlen);

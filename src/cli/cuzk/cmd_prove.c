@@ -113,14 +113,15 @@ static int load(prove_job *j, const cli_args *a)
 /* Proves on the device the command line asks for (cli_args.device). */
 static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opts *opts, char *err, size_t errlen)
 {
+    bool gpu = false;
+    int rc = cli_use_gpu(a, &gpu, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
 #ifdef CUZK_HAVE_GPU
-    int ndev = cuzk_gpu_device_count();
-    if (a->device == CLI_DEV_GPU && ndev < 1)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: no CUDA device is present");
-    if (a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0)) {
+    if (gpu) {
         cuzk_gpu_pk *gpk = NULL;
         cuzk_gpu_prover *pr = NULL;
-        int rc = cuzk_gpu_zkey_load(&gpk, j->zk, j->pool, err, errlen);
+        rc = cuzk_gpu_zkey_load(&gpk, j->zk, j->pool, err, errlen);
         if (rc == CUZK_OK)
             rc = cuzk_gpu_prover_new(&pr, gpk, err, errlen);
         if (rc == CUZK_OK) {
@@ -132,9 +133,6 @@ static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opt
         cuzk_gpu_pk_free(gpk);
         return rc;
     }
-#else
-    if (a->device == CLI_DEV_GPU)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: this build has no CUDA backend (nvcc was not found)");
 #endif
     return cuzk_groth16_prove_zkey_ex(&j->proof, j->pub, j->zk, j->wtns->values, j->wtns->n, NULL, NULL, opts,
                                       j->pool, err, errlen);

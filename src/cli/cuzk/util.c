@@ -26,6 +26,26 @@
 #include <unistd.h>
 
 #include "cuzk/common.h"
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu.h"
+#endif
+
+/* ---- --device ------------------------------------------------------------------------ */
+
+int cli_use_gpu(const cli_args *a, bool *gpu, char *err, size_t errlen)
+{
+    *gpu = false;
+#ifdef CUZK_HAVE_GPU
+    int ndev = cuzk_gpu_device_count();
+    if (a->device == CLI_DEV_GPU && ndev < 1)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: no CUDA device is present");
+    *gpu = a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0);
+#else
+    if (a->device == CLI_DEV_GPU)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: this build has no CUDA backend (nvcc was not found)");
+#endif
+    return CUZK_OK;
+}
 
 /* ---- messages ---------------------------------------------------------------------- */
 
