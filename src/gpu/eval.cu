@@ -218,21 +218,6 @@ extern "C" size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs)
     return b + 2 * n * sizeof(uint32_t); /* bounds on the A and B index lists */
 }
 
-/* Copies n bytes to a new device allocation (load time, not the hot path). */
-static int put(void **dst, const void *src, size_t bytes, const char *what, char *err, size_t errlen)
-{
-    *dst = NULL;
-    if (!bytes)
-        return CUZK_OK;
-    cudaError_t e = cudaMalloc(dst, bytes);
-    if (e != cudaSuccess) {
-        *dst = NULL;
-        return cuda_fail(err, errlen, what, e);
-    }
-    CU(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice), what);
-    return CUZK_OK;
-}
-
 static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
@@ -263,17 +248,17 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
         if (m->row[i + 1] - m->row[i] > EVAL_LONG)
             lr[k++] = (uint32_t)i;
     d->n_long = (uint32_t)n_long;
-    int rc = put((void **)(void *)&d->row, row, (nc + 1) * sizeof *row, "upload of row offsets", err, errlen);
+    int rc = gpu_upload((void **)(void *)&d->row, row, (nc + 1) * sizeof *row, "upload of row offsets", err, errlen);
     if (!rc)
-        rc = put((void **)&d->long_rows, lr, n_long * sizeof *lr, "upload of the long rows", err, errlen);
+        rc = gpu_upload((void **)&d->long_rows, lr, n_long * sizeof *lr, "upload of the long rows", err, errlen);
     free(row);
     free(lr);
     if (!rc)
-        rc = put((void **)(void *)&d->col, m->col, m->nnz * sizeof(uint32_t), "upload of columns", err, errlen);
+        rc = gpu_upload((void **)(void *)&d->col, m->col, m->nnz * sizeof(uint32_t), "upload of columns", err, errlen);
     if (rc)
         return rc;
     if (d->form == FORM_PLAIN)
-        return put((void **)(void *)&d->val, m->val, m->nnz * sizeof(cuzk_fr), "upload of coefficients", err, errlen);
+        return gpu_upload((void **)(void *)&d->val, m->val, m->nnz * sizeof(cuzk_fr), "upload of coefficients", err, errlen);
     cuzk_fr neg;
     cuzk_fr_neg(&neg, &CUZK_FR_ONE);
     for (uint32_t i = m->n_coef; i-- > 0;) { /* the first index of each, as any works */
@@ -282,10 +267,10 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
         if (cuzk_fr_eq(&m->coef[i], &neg))
             d->neg_ix = i;
     }
-    if ((rc = put((void **)(void *)&d->coef, m->coef, m->n_coef * sizeof(cuzk_fr), "upload of the coefficient table", err,
+    if ((rc = gpu_upload((void **)(void *)&d->coef, m->coef, m->n_coef * sizeof(cuzk_fr), "upload of the coefficient table", err,
                   errlen)))
         return rc;
-    return put((void **)(void *)&d->idx, d->form == FORM_IDX8 ? (const void *)m->idx8 : (const void *)m->idx16,
+    return gpu_upload((void **)(void *)&d->idx, d->form == FORM_IDX8 ? (const void *)m->idx8 : (const void *)m->idx16,
                m->nnz * (d->form == FORM_IDX8 ? 1 : 2), "upload of coefficient indices", err, errlen);
 }
 
@@ -316,9 +301,9 @@ static int lists_load(cuzk_gpu_cs *g, const uint64_t *const dens[3], char *err, 
             if (bit_at(dens[2], j))
                 ib[kb++] = (uint32_t)(ni + j);
         }
-        rc = put((void **)&g->ia, ia, g->n_a * sizeof *ia, "upload of the A index list", err, errlen);
+        rc = gpu_upload((void **)&g->ia, ia, g->n_a * sizeof *ia, "upload of the A index list", err, errlen);
         if (!rc)
-            rc = put((void **)&g->ib, ib, g->n_b * sizeof *ib, "upload of the B index list", err, errlen);
+            rc = gpu_upload((void **)&g->ib, ib, g->n_b * sizeof *ib, "upload of the B index list", err, errlen);
     }
     free(ia);
     free(ib);

@@ -30,6 +30,11 @@ struct cuzk_gpu_cs {
     size_t n_a, n_b;
 };
 
+/* (device.cu) *dst = a new device allocation holding the bytes at src (NULL when bytes = 0); load time,
+ * not the hot path. On error the message is "gpu: <what> failed: ..." and *dst is NULL or, when the copy
+ * failed, allocated (the caller frees it with the rest). */
+int gpu_upload(void **dst, const void *src, size_t bytes, const char *what, char *err, size_t errlen);
+
 /* out[0 .. n_rows) = m · z (device pointers). */
 int eval_matrix(const eval_mat *m, const cuzk_fr *z, cuzk_fr *out, cudaStream_t st, char *err, size_t errlen);
 /* *bad (device) = the first i < n with a_i b_i != c_i, or ~0 when there is none. */

@@ -81,22 +81,6 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
     free(g);
 }
 
-static int upload(void **dst, const void *src, size_t bytes, const char *what, char *err, size_t errlen)
-{
-    *dst = NULL;
-    if (!bytes)
-        return CUZK_OK;
-    cudaError_t e = cudaMalloc(dst, bytes);
-    if (e != cudaSuccess) {
-        *dst = NULL;
-        return cuda_fail(err, errlen, what, e);
-    }
-    e = cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice);
-    if (e != cudaSuccess)
-        return cuda_fail(err, errlen, what, e);
-    return CUZK_OK;
-}
-
 extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
 {
     *out = NULL;
@@ -108,12 +92,12 @@ extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
     int rc;
-    if ((rc = upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err, errlen)) ||
-        (rc = upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err, errlen)) ||
-        (rc = upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err, errlen)) ||
-        (rc = upload((void **)&g->b1, pk->b_g1, pk->n_b * sizeof(cuzk_g1_affine), "upload of b_g1", err,
+    if ((rc = gpu_upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err, errlen)) ||
+        (rc = gpu_upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err, errlen)) ||
+        (rc = gpu_upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err, errlen)) ||
+        (rc = gpu_upload((void **)&g->b1, pk->b_g1, pk->n_b * sizeof(cuzk_g1_affine), "upload of b_g1", err,
                      errlen)) ||
-        (rc = upload((void **)&g->b2, pk->b_g2, pk->n_b * sizeof(cuzk_g2_affine), "upload of b_g2", err,
+        (rc = gpu_upload((void **)&g->b2, pk->b_g2, pk->n_b * sizeof(cuzk_g2_affine), "upload of b_g2", err,
                      errlen))) {
         cuzk_gpu_pk_free(g);
         return rc;
@@ -462,7 +446,7 @@ extern "C" int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk
         bool g2 = i == 4;
         rc = prove_zkey_decode(&host, sec[i], g2, pool, err, errlen);
         if (!rc)
-            rc = upload(dst[i], host, sec[i]->count * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)),
+            rc = gpu_upload(dst[i], host, sec[i]->count * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)),
                         "upload of a zkey section", err, errlen);
         free(host);
     }
