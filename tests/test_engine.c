@@ -744,6 +744,7 @@ static void test_failures(cuzk_engine_eval ev)
     const char *what = eval_what(ev, "failures", "failures (device evaluation)");
     cuzk_engine_config c = small_config();
     c.eval = ev;
+    c.eval_threads = 3; /* host evaluation: the first failing row must survive a parallel check */
     tb_ctx tb;
     cuzk_engine_backend be = tb_backend(&tb);
     c.backend = &be;
@@ -887,6 +888,15 @@ static void test_eval_config(void)
           "%s: auto on a backend that can but does not prefer became %d: %s", what, got, err);
     CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
 
+    /* evaluation threads: 0 = every online CPU, negative or above 4096 refused */
+    c = small_config();
+    c.eval_threads = -1;
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "negative"), "%s: -1 evaluation threads: '%s'",
+          what, err);
+    c.eval_threads = 4097;
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "eval threads <= 4096"),
+          "%s: 4097 evaluation threads: '%s'", what, err);
+
     /* out of range */
     c = small_config();
     c.eval = (cuzk_engine_eval)3;
@@ -924,12 +934,13 @@ enum { EP_JOBS = 3, EP_PARTS = 3 };
 
 /* Three jobs of three partitions on a fresh engine evaluating at ev: their ids and proof bytes (each proof
  * verified and compared with the direct prover's by await_ok_bytes). */
-static void eval_proofs_run(cuzk_engine_eval ev, uint64_t ids[EP_JOBS],
+static void eval_proofs_run(cuzk_engine_eval ev, int eval_threads, uint64_t ids[EP_JOBS],
                             uint8_t out[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE], const char *what)
 {
     cuzk_engine_config c = small_config();
     c.gpu_threads = 2;
     c.eval = ev;
+    c.eval_threads = eval_threads;
     tb_ctx tb;
     cuzk_engine_backend be = tb_backend(&tb);
     c.backend = &be;
@@ -941,6 +952,8 @@ static void eval_proofs_run(cuzk_engine_eval ev, uint64_t ids[EP_JOBS],
     cuzk_engine_config eff;
     cuzk_engine_get_config(e, &eff);
     CHECK(eff.eval == ev, "%s: place %d in effect, %d asked", what, (int)eff.eval, (int)ev);
+    CHECK(eff.eval_threads == eval_threads || (!eval_threads && eff.eval_threads >= 1),
+          "%s: %d evaluation threads in effect, %d asked", what, eff.eval_threads, eval_threads);
     synth_ctx sc[EP_JOBS];
     for (int i = 0; i < EP_JOBS; i++) {
         synth_ctx_init(&sc[i], i);
@@ -970,18 +983,24 @@ static void eval_proofs_run(cuzk_engine_eval ev, uint64_t ids[EP_JOBS],
 static void test_eval_proofs(void)
 {
     static uint8_t host[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE],
-        dev[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE];
-    uint64_t host_ids[EP_JOBS] = {0}, dev_ids[EP_JOBS] = {0};
+        dev[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE], host3[EP_JOBS][EP_PARTS][CUZK_GROTH16_PROOF_SIZE];
+    uint64_t host_ids[EP_JOBS] = {0}, dev_ids[EP_JOBS] = {0}, host3_ids[EP_JOBS] = {0};
     memset(host, 0, sizeof host);
     memset(dev, 0xff, sizeof dev);
-    eval_proofs_run(CUZK_ENGINE_EVAL_HOST, host_ids, host, "proofs (host evaluation)");
-    eval_proofs_run(CUZK_ENGINE_EVAL_DEVICE, dev_ids, dev, "proofs (device evaluation)");
+    memset(host3, 0x5a, sizeof host3);
+    eval_proofs_run(CUZK_ENGINE_EVAL_HOST, 1, host_ids, host, "proofs (host evaluation, 1 thread)");
+    eval_proofs_run(CUZK_ENGINE_EVAL_DEVICE, 0, dev_ids, dev, "proofs (device evaluation)");
+    eval_proofs_run(CUZK_ENGINE_EVAL_HOST, 3, host3_ids, host3, "proofs (host evaluation, 3 threads)");
     for (int i = 0; i < EP_JOBS; i++) {
-        CHECK(host_ids[i] == dev_ids[i], "proofs: job %d has id %llu on one engine, %llu on the other", i,
-              (unsigned long long)host_ids[i], (unsigned long long)dev_ids[i]);
-        for (int p = 0; p < EP_PARTS; p++)
+        CHECK(host_ids[i] == dev_ids[i] && host_ids[i] == host3_ids[i],
+              "proofs: job %d has ids %llu / %llu / %llu on the three engines", i, (unsigned long long)host_ids[i],
+              (unsigned long long)dev_ids[i], (unsigned long long)host3_ids[i]);
+        for (int p = 0; p < EP_PARTS; p++) {
             CHECK(!memcmp(host[i][p], dev[i][p], CUZK_GROTH16_PROOF_SIZE),
                   "proofs: job %d part %d: device evaluation gives other bytes than host evaluation", i, p);
+            CHECK(!memcmp(host[i][p], host3[i][p], CUZK_GROTH16_PROOF_SIZE),
+                  "proofs: job %d part %d: a 3-thread evaluation pool gives other bytes than 1 thread", i, p);
+        }
     }
 }
 

@@ -167,6 +167,8 @@ typedef struct {
     int synth_workers;                  /* synthesis threads, one partition each (default 2) */
     int gpu_workers;                    /* GPU workers per device, sharing the device's lock (default 2) */
     int gpu_threads;                    /* CPU threads in each GPU worker's pool (default: online CPUs) */
+    int eval_threads; /* host evaluation: threads of the one pool the synthesis workers share for a, b, c
+                         and the check (default: online CPUs; two workers' runs take turns on it) */
     int post_workers;                   /* post-processing threads (default 1) */
     int queue_depth;         /* bounded GPU queue of synthesized partitions (default devices × gw) */
     int pool_idle;           /* idle partition buffers kept (default 2 × (synth + queue + gpu + post)) */

@@ -51,6 +51,8 @@
 #include <malloc.h>
 #endif
 
+#include "groth16/prove_common.h" /* prove_first_unsat: the host evaluation's check */
+
 #define ENGINE_ERRLEN 256
 #define LANE_LEN 32
 #define BUF_ALIGN 64
@@ -165,6 +167,7 @@ struct cuzk_engine {
     pthread_t dispatcher, reaper;
     bool dispatcher_up, reaper_up;
     synth_worker *synth;
+    cuzk_pool *eval_pool; /* host evaluation: a, b, c and the check, shared by the synthesis workers */
     gpu_worker *gpu;
     post_worker *post;
     int n_synth_up, n_gpu_up, n_post_up;
@@ -604,16 +607,10 @@ static void synth_one(synth_worker *w, slot *s)
             rc = cuzk_fail(err, sizeof err, CUZK_EINVAL, "z[0] is not 1");
         } else if (!dev_eval) {
             what = "witness";
-            cuzk_cs_eval(k->cs, z, a, b, c, NULL);
-            if (!(e->cfg.flags & CUZK_ENGINE_NO_CHECK))
-                for (size_t i = 0; i < k->n_abc; i++) {
-                    cuzk_fr ab;
-                    cuzk_fr_mul(&ab, &a[i], &b[i]);
-                    if (!cuzk_fr_eq(&ab, &c[i])) {
-                        rc = cuzk_fail(err, sizeof err, CUZK_EUNSAT, "does not satisfy constraint %zu", i);
-                        break;
-                    }
-                }
+            cuzk_cs_eval(k->cs, z, a, b, c, e->eval_pool);
+            int64_t bad = (e->cfg.flags & CUZK_ENGINE_NO_CHECK) ? -1 : prove_first_unsat(a, b, c, k->n_abc, e->eval_pool);
+            if (bad >= 0)
+                rc = cuzk_fail(err, sizeof err, CUZK_EUNSAT, "does not satisfy constraint %lld", (long long)bad);
         }
     }
     if (rc == CUZK_OK) {
@@ -905,7 +902,7 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1)
         ncpu = 1;
-    if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 ||
+    if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 || c->eval_threads < 0 ||
         c->post_workers < 0 || c->queue_depth < 0 || c->pool_idle < 0)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: negative setting");
     if (!c->devices)
@@ -919,13 +916,16 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
         c->gpu_workers = 2;
     if (!c->gpu_threads)
         c->gpu_threads = (int)ncpu;
+    if (!c->eval_threads)
+        c->eval_threads = (int)ncpu;
     if (!c->post_workers)
         c->post_workers = 1;
     if (c->devices > 64 || c->synth_workers > 1024 || c->gpu_workers > 64 || c->gpu_threads > 4096 ||
+        c->eval_threads > 4096 ||
         c->post_workers > 1024)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: setting out of range (devices <= 64, synth <= 1024, gpu workers <= 64, "
-                         "threads <= 4096, post <= 1024)");
+                         "threads <= 4096, eval threads <= 4096, post <= 1024)");
     if (!c->queue_depth)
         c->queue_depth = c->devices * c->gpu_workers;
     if (c->queue_depth > 65536)
@@ -1001,6 +1001,7 @@ static void engine_teardown(cuzk_engine *e)
     for (int d = 0; e->dev_lock && d < e->cfg.devices; d++)
         pthread_mutex_destroy(&e->dev_lock[d]);
     free(e->dev_lock);
+    cuzk_pool_free(e->eval_pool);
     free(e->gpu_q);
     free(e->synth);
     free(e->gpu);
@@ -1051,6 +1052,11 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     for (int d = 0; d < c.devices; d++)
         pthread_mutex_init(&e->dev_lock[d], NULL);
     e->synth_idle = c.synth_workers;
+    if (c.eval == CUZK_ENGINE_EVAL_HOST && c.eval_threads > 1 && !(e->eval_pool = cuzk_pool_new(c.eval_threads))) {
+        engine_teardown(e);
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "engine: cannot start the evaluation pool of %d threads",
+                         c.eval_threads);
+    }
 
     rc = CUZK_OK;
     if (pthread_create(&e->reaper, NULL, reaper_main, e) == 0)

@@ -119,6 +119,12 @@ run "$BENCH" "${POREP[@]}" --seed 5 --witness-threads 2 --eval device --proofs-o
 expect 0 "--eval device --proofs-out: exit 0"
 cmp -s "$TMP/w1.bin" "$TMP/dev.bin" && pass "--eval host and device: the same proofs" ||
     fail "--eval host and device give different proofs"
+for t in 1 3; do
+    run "$BENCH" "${POREP[@]}" --seed 5 --eval host --eval-threads "$t" --proofs-out "$TMP/e$t.bin"
+    expect 0 "--eval-threads $t: exit 0"
+    cmp -s "$TMP/w1.bin" "$TMP/e$t.bin" && pass "--eval-threads $t: the same proofs" ||
+        fail "--eval-threads $t gives other proofs"
+done
 run "$BENCH" "${POREP[@]}" --seed 6 --proofs-out "$TMP/seed6.bin"
 expect 0 "--seed 6: exit 0"
 [ -s "$TMP/seed6.bin" ] && ! cmp -s "$TMP/w1.bin" "$TMP/seed6.bin" && pass "another seed: other proofs" ||
@@ -133,6 +139,8 @@ grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destina
     pass "--proofs-out: a bad destination fails before the workload is built"
 run "$BENCH" single --witness-threads 0
 expect_usage "--witness-threads 0"
+run "$BENCH" single --eval-threads 0
+expect_usage "--eval-threads 0"
 
 # ---- sweep --------------------------------------------------------------------------------------------
 # rows: the table rows of the last run's stdout, as "c j gw status".

@@ -35,6 +35,7 @@ enum {
     F_WORKLOAD,
     F_BACKEND,
     F_EVAL,
+    F_EVAL_THREADS,
     F_PARTITIONS,
     F_CONSTRAINTS,
     F_SYNTH,
@@ -76,6 +77,7 @@ static const struct {
     [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
     [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
     [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
+    [F_EVAL_THREADS] = {"--eval-threads", NULL, "N", "host evaluation: threads of the one pool the synthesis workers evaluate a, b, c and check on, in turn (default: every online CPU)"},
     [F_WITNESS] = {"--witness-threads", NULL, "N", "porep: threads of the one pool the synthesis workers build witnesses on, in turn (default: every online CPU)"},
     [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
@@ -334,6 +336,7 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_WITNESS: INT_FLAG(1, 4096) o->witness_threads = (unsigned)x; break;
     case F_GPU_WORKERS: INT_FLAG(1, 64) o->cfg.gpu_workers = (int)x; break;
     case F_THREADS: INT_FLAG(1, 4096) o->cfg.gpu_threads = (int)x; break;
+    case F_EVAL_THREADS: INT_FLAG(1, 4096) o->cfg.eval_threads = (int)x; break;
     case F_POST: INT_FLAG(1, 1024) o->cfg.post_workers = (int)x; break;
     case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
     case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;

@@ -421,6 +421,7 @@ static const keydef KEYS[] = {
     {"engine.devices", K_INT, F(devices), 0, 64, NULL},
     {"engine.gpu_workers", K_INT, F(gpu_workers), 0, 64, NULL},
     {"engine.gpu_threads", K_INT, F(gpu_threads), 0, 4096, NULL},
+    {"engine.eval_threads", K_INT, F(eval_threads), 0, 4096, NULL},
     {"engine.synth_workers", K_INT, F(synth_workers), 0, 1024, NULL},
     {"engine.post_workers", K_INT, F(post_workers), 0, 1024, NULL},
     {"engine.queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
@@ -813,9 +814,9 @@ void cuzkd_config_print(const cuzkd_config *c)
         printf("[memory]\ntotal_budget = \"auto\"\n");
     printf("safety_margin = %llu\n\n", (unsigned long long)c->safety_margin);
     printf("[engine]\nbackend = \"%s\"\neval = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\n"
-           "synth_workers = %d\npost_workers = %d\nqueue_depth = %d\n\n",
-           c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->synth_workers, c->post_workers,
-           c->queue_depth);
+           "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n\n",
+           c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->eval_threads, c->synth_workers,
+           c->post_workers, c->queue_depth);
     printf("[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
            "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
            "drain_timeout = %d\n\n",

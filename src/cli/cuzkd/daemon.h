@@ -43,7 +43,7 @@ typedef struct {
     uint64_t budget; /* 0: auto */
     uint64_t safety_margin;
     /* [gpus], [synthesis], [pipeline]: engine knobs, 0 = the engine's default */
-    int devices, gpu_workers, gpu_threads, synth_workers, post_workers, queue_depth;
+    int devices, gpu_workers, gpu_threads, eval_threads, synth_workers, post_workers, queue_depth;
     char backend[8]; /* "auto", "cpu", "gpu" */
     char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     /* [limits] */

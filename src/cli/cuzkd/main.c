@@ -33,6 +33,7 @@ enum {
     O_BUDGET,
     O_BACKEND,
     O_EVAL,
+    O_EVAL_THREADS,
     O_SYNTH,
     O_GPUW,
     O_THREADS,
@@ -66,6 +67,7 @@ static const struct option OPTS[] = {
     {"budget", required_argument, NULL, O_BUDGET},
     {"backend", required_argument, NULL, O_BACKEND},
     {"eval", required_argument, NULL, O_EVAL},
+    {"eval-threads", required_argument, NULL, O_EVAL_THREADS},
     {"synth-workers", required_argument, NULL, O_SYNTH},
     {"gpu-workers", required_argument, NULL, O_GPUW},
     {"gpu-threads", required_argument, NULL, O_THREADS},
@@ -111,6 +113,8 @@ static void usage(FILE *f)
                "      --synth-workers N      synthesis workers (engine default 2)\n"
                "      --gpu-workers N        GPU workers per device (engine default 2)\n"
                "      --gpu-threads N        CPU threads per GPU worker (engine default: all CPUs)\n"
+               "      --eval-threads N       host evaluation: threads of the synthesis workers' shared\n"
+               "                             pool for a, b, c and the check (engine default: all CPUs)\n"
                "      --post-workers N       post-processing + verification workers (engine default 1)\n"
                "      --devices N            devices (CPU backend: lock domains)\n"
                "      --queue-depth N        GPU queue of synthesized partitions\n"
@@ -216,6 +220,7 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
     case O_SYNTH: return int_arg("--synth-workers", v, 1, 1024, &cfg->synth_workers);
     case O_GPUW: return int_arg("--gpu-workers", v, 1, 64, &cfg->gpu_workers);
     case O_THREADS: return int_arg("--gpu-threads", v, 1, 4096, &cfg->gpu_threads);
+    case O_EVAL_THREADS: return int_arg("--eval-threads", v, 1, 4096, &cfg->eval_threads);
     case O_POST: return int_arg("--post-workers", v, 1, 1024, &cfg->post_workers);
     case O_DEVICES: return int_arg("--devices", v, 1, 64, &cfg->devices);
     case O_QUEUE: return int_arg("--queue-depth", v, 1, 65536, &cfg->queue_depth);

@@ -1559,6 +1559,7 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     ec.synth_workers = cfg->synth_workers;
     ec.gpu_workers = cfg->gpu_workers;
     ec.gpu_threads = cfg->gpu_threads;
+    ec.eval_threads = cfg->eval_threads;
     ec.post_workers = cfg->post_workers;
     ec.queue_depth = cfg->queue_depth;
     ec.budget = cfg->budget ? cfg->budget : auto_budget(cfg);
