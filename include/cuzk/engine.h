@@ -17,6 +17,7 @@
  * Threads (all created by cuzk_engine_new, sized by cuzk_engine_config):
  *   1 dispatcher      orders partitions and reserves their memory
  *   synth_workers     witness + a, b, c, one partition each
+ *   eval_threads - 1  host evaluation only: the pool the synthesis workers share for a, b, c + check
  *   devices × gpu_workers   pre / device / hand-off, each with its own pool
  *   post_workers      post phase + verification + assembly
  *   1 reaper          frees surplus buffers, one at a time, off the hot path
