@@ -569,6 +569,7 @@ static void check_stats(const char *what, const run_t *r, int64_t cut, const cuz
           st->n_kernel_stages, want_stages);
 
     size_t want_devs = 0;
+    int64_t sum_busy = 0; /* kernel unions of every device, from the oracle's coverage */
     for (int d = 0; d < r->n_devs; d++) {
         cover kc, lc;
         coverage(r, K_KERNEL, d, cut, &kc);
@@ -584,6 +585,7 @@ static void check_stats(const char *what, const run_t *r, int64_t cut, const cuz
         if (!dv)
             continue;
         CHECK(dv->n_kernels == kc.n, "%s: dev %d kernels %zu, expected %zu", what, d, dv->n_kernels, kc.n);
+        sum_busy += kc.n ? kc.busy : 0;
         CHECK(dv->n_locks == lc.n, "%s: dev %d locks %zu, expected %zu", what, d, dv->n_locks, lc.n);
         if (kc.n) {
             CHECK(dv->kernel_first_us == kc.first && dv->kernel_last_us == kc.last, "%s: dev %d kernel span",
@@ -614,6 +616,15 @@ static void check_stats(const char *what, const run_t *r, int64_t cut, const cuz
         }
     }
     CHECK(st->n_devices == want_devs, "%s: %zu devices, expected %zu", what, st->n_devices, want_devs);
+    /* kernel time per proof: every device's kernel union over the delivered proofs */
+    bool want_kt = o.delivered >= 1 && sum_busy > 0;
+    CHECK(st->has_kernel_time == want_kt, "%s: kernel time presence %d, expected %d", what, st->has_kernel_time,
+          (int)want_kt);
+    if (want_kt) {
+        double want = (double)sum_busy / 1e6 / (double)o.delivered;
+        CHECK(near(st->kernel_s_per_proof, want), "%s: kernel time %.9f s/proof, expected %.9f", what,
+              st->kernel_s_per_proof, want);
+    }
     CHECK(st->n_intervals == o.n_draw + o.n_lock, "%s: %zu intervals, expected %zu", what, st->n_intervals,
           o.n_draw + o.n_lock);
 
@@ -701,11 +712,13 @@ static void check_printed(const char *what, const run_t *r, int64_t cut, const c
                       strcmp(mx, ms_str(c, pct(&o.kernel[k], 100))) == 0,
                   "%s: printed %s%zu %s %s %s", what, key, n, p50, p95, mx);
     }
+    int64_t sum_busy = 0;
     for (int d = 0; d < r->n_devs; d++) {
         cover kc;
         coverage(r, K_KERNEL, d, cut, &kc);
         if (kc.n == 0)
             continue;
+        sum_busy += kc.busy;
         char key[32], util[32], want[32];
         snprintf(key, sizeof key, "dev %d ", d);
         l = find_line(text, key);
@@ -713,6 +726,14 @@ static void check_printed(const char *what, const run_t *r, int64_t cut, const c
                  100.0 * (kc.last > kc.first ? (double)kc.busy / (double)(kc.last - kc.first) : 0));
         CHECK(l && sscanf(l, "%zu %*s %*s %31s", &n, util) == 2 && n == kc.n && strcmp(util, want) == 0,
               "%s: printed dev %d utilization %s, expected %s", what, d, l ? util : "-", want);
+    }
+    l = find_line(text, "kernel time ");
+    if (o.delivered >= 1 && sum_busy > 0) {
+        double v = 0, want = (double)sum_busy / 1e6 / (double)o.delivered;
+        CHECK(l && sscanf(l, "%lf", &v) == 1 && v > want - 0.0006 && v < want + 0.0006,
+              "%s: printed kernel time %f, expected %f", what, v, want);
+    } else {
+        CHECK(l == NULL, "%s: a kernel time line without kernels or deliveries", what);
     }
     bool any_warn = o.open_synth + o.open_kernel + o.open_fin + o.open_lock + o.open_wait + o.open_queue > 0;
     l = find_line(text, "KERNEL_START without KERNEL_END ");

@@ -922,6 +922,15 @@ int cuzk_tlr_analyze(const cuzk_tlr_log *log, cuzk_tlr_stats **out, char *err, s
         rc = analyze_kernel_stages(&ivs, st);
     if (rc == CUZK_OK)
         rc = analyze_devices(&ivs, st);
+    if (rc == CUZK_OK && st->delivered && st->n_devices) {
+        int64_t busy = 0;
+        for (size_t i = 0; i < st->n_devices; i++)
+            busy += st->devices[i].kernel_busy_us;
+        if (busy > 0) {
+            st->has_kernel_time = 1;
+            st->kernel_s_per_proof = (double)busy / 1e6 / (double)st->delivered;
+        }
+    }
     if (rc == CUZK_OK) {
         if (ivs.n)
             qsort(ivs.v, ivs.n, sizeof *ivs.v, cmp_iv_time);
@@ -1009,6 +1018,11 @@ int cuzk_tlr_print(FILE *f, const char *title, const cuzk_tlr_log *log, const cu
                 fmt_s(a, st->first_submit_us), fmt_s(b, st->last_deliver_us));
     else
         fprintf(f, "  overall             n/a  (needs a JOB_SUBMIT and a DELIVER)\n");
+    if (st->has_kernel_time)
+        fprintf(f, "  kernel time  %10.3f s/proof  (kernels busy on %zu device%s / %zu delivered: the device-bound rate "
+                   "is %.3f s/proof)\n",
+                st->kernel_s_per_proof, st->n_devices, st->n_devices == 1 ? "" : "s", st->delivered,
+                st->kernel_s_per_proof / (double)st->n_devices);
 
     fprintf(f, "\njob latency (ms)                  n         mean          p50          p95          p99"
                "          max\n");
