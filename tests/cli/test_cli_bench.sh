@@ -149,12 +149,12 @@ mkdir "$TMP/tl"
 run "$BENCH" sweep --c-list 2,3 --j-list 1,2 --gw-list 1,2 --workload porep --constraints 12 --threads 1 \
     --csv "$TMP/sweep.csv" --timeline-dir "$TMP/tl"
 expect 0 "sweep: exit 0"
-expect_out '^\| c \| j \| gw \| wall s \| s/proof overall \| s/proof steady \| latency p50 s \| latency p95 s \| kernel util % \| budget peak GiB \| host peak RSS GiB \| status \|$' \
+expect_out '^\| c \| j \| gw \| wall s \| s/proof overall \| s/proof steady \| kernel s/proof \| latency p50 s \| latency p95 s \| kernel util % \| budget peak GiB \| host peak RSS GiB \| status \|$' \
     "sweep: the table header"
 WANT=$(for c in 2 3; do for j in 1 2; do for g in 1 2; do echo "$c $j $g ok"; done; done; done)
 [ "$(rows)" = "$WANT" ] && pass "sweep: 8 rows, one per combination, all ok" || fail "sweep: rows $(rows | tr '\n' ';')"
 [ "$(grep -c '^|' "$TMP/stdout")" -eq 10 ] && pass "sweep: stdout is the table only" || fail "sweep: stray stdout"
-grep -qE '^\| 3 \| 2 \| 2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+\*? \| ok \|$' \
+grep -qE '^\| 3 \| 2 \| 2 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+\*? \| ok \|$' \
     "$TMP/stdout" && pass "sweep: a row has every figure" || fail "sweep: a figure is missing"
 expect_err 'workload ready' "sweep: progress on stderr"
 [ "$(grep -c 'building workload' "$TMP/stderr")" -eq 1 ] && pass "sweep: the workload is built once" ||
@@ -162,11 +162,11 @@ expect_err 'workload ready' "sweep: progress on stderr"
 [ "$(grep -c 'proof [0-9]*/[0-9]* ok' "$TMP/stderr")" -eq 20 ] && pass "sweep: 20 proofs verified (4 x 2 + 4 x 3)" ||
     fail "sweep: proof count on stderr"
 CSV_WANT=$(rows | awk '{ print $1 "," $2 "," $3 "," $4 }')
-[ "$(head -n 1 "$TMP/sweep.csv")" = "c,j,gw,wall_s,s_per_proof,steady_s_per_proof,latency_p50_s,latency_p95_s,kernel_util_pct,budget_peak_gib,host_peak_rss_gib,rss_scope,status" ] &&
+[ "$(head -n 1 "$TMP/sweep.csv")" = "c,j,gw,wall_s,s_per_proof,steady_s_per_proof,kernel_s_per_proof,latency_p50_s,latency_p95_s,kernel_util_pct,budget_peak_gib,host_peak_rss_gib,rss_scope,status" ] &&
     pass "sweep: CSV header" || fail "sweep: CSV header $(head -n 1 "$TMP/sweep.csv")"
-[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $13 }')" = "$CSV_WANT" ] &&
+[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $14 }')" = "$CSV_WANT" ] &&
     pass "sweep: the CSV has the table's rows" || fail "sweep: CSV rows differ from the table"
-[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, 'NF == 13 && $4 > 0 && $12 != ""' | wc -l)" -eq 8 ] &&
+[ "$(tail -n +2 "$TMP/sweep.csv" | awk -F, 'NF == 14 && $4 > 0 && $7 > 0 && $13 != ""' | wc -l)" -eq 8 ] &&
     pass "sweep: every CSV row is complete" || fail "sweep: incomplete CSV rows"
 ls "$TMP"/sweep.csv.tmp.* >/dev/null 2>&1 && fail "sweep: temporary CSV left" || pass "sweep: no temporary CSV left"
 [ "$(ls "$TMP/tl" | wc -l)" -eq 8 ] && pass "sweep: 8 TIMELINE files" || fail "sweep: TIMELINE files $(ls "$TMP/tl")"
@@ -186,7 +186,7 @@ run "$BENCH" sweep --c-list 2 --j-list 1 --gw-list 1,2 "${TINY[@]}" --timeline-d
 expect_fail "sweep with a failing combination"
 [ "$(rows)" = "$(printf '2 1 1 FAILED: TIMELINE not written\n2 1 2 ok')" ] &&
     pass "sweep: the failure is in its row, the next combination ran" || fail "sweep: rows $(rows | tr '\n' ';')"
-[ "$(tail -n +2 "$TMP/fail.csv" | cut -d, -f13 | tr '\n' ';')" = "FAILED: TIMELINE not written;ok;" ] &&
+[ "$(tail -n +2 "$TMP/fail.csv" | cut -d, -f14 | tr '\n' ';')" = "FAILED: TIMELINE not written;ok;" ] &&
     pass "sweep: the CSV is written with the failure" || fail "sweep: CSV after a failure"
 run "$BENCH" sweep --c-list 2 --j-list 1,2 --gw-list 1 "${TINY[@]}" --budget 64K
 expect_fail "sweep: proofs refused by the budget"

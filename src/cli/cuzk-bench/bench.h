@@ -95,6 +95,7 @@ typedef struct {
     uint32_t ok, failed;    /* proofs delivered and verified; proofs that failed */
     double wall, per_proof; /* first submit to last delivery; wall / ok */
     double steady;          /* (last delivery - first delivery) / (deliveries - 1): s/proof once full */
+    double kernel_per_proof; /* every device's kernel busy time / delivered proofs (device-seconds) */
     double lat_p50, lat_p95, lat_max;
     double kernel_util;    /* % of the wall time the devices ran kernels (union of intervals), mean over
                               the engine's devices */

@@ -381,6 +381,15 @@ static double events_steady(const run_events *ev)
     return (double)(ev->last_deliver - ev->first_deliver) / 1e6 / (double)(ev->delivered - 1);
 }
 
+/* Device-seconds of kernels per delivered proof (every device's kernel union); negative without either. */
+static double events_kernel_per_proof(const run_events *ev)
+{
+    int64_t busy = 0;
+    for (int d = 0; d < MAX_DEVS; d++)
+        busy += ev->busy[d];
+    return ev->delivered && busy > 0 ? (double)busy / 1e6 / (double)ev->delivered : -1;
+}
+
 /* Percent of the wall time the devices 0 .. devices - 1 ran kernels, averaged; negative without kernels. */
 static double events_kernel_util(const run_events *ev, int devices, double wall_s)
 {
@@ -564,6 +573,9 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         else
             printf("  steady state -\n");
     }
+    if (res->kernel_per_proof >= 0)
+        printf("  kernel time  %.3f s/proof (device-seconds of kernels per proof; divided by the devices, the device-bound rate)\n",
+               res->kernel_per_proof);
     if (res->lat_p50 >= 0)
         printf("  latency      p50 %.3f s, p95 %.3f s, max %.3f s\n", res->lat_p50, res->lat_p95,
                res->lat_max);
@@ -583,7 +595,7 @@ int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, benc
 {
     char err[BENCH_ERRLEN] = "";
     memset(res, 0, sizeof *res);
-    res->wall = res->per_proof = res->steady = res->kernel_util = -1;
+    res->wall = res->per_proof = res->steady = res->kernel_util = res->kernel_per_proof = -1;
     res->lat_p50 = res->lat_p95 = res->lat_max = -1;
     recorder rec;
     memset(&rec, 0, sizeof rec);
@@ -675,6 +687,7 @@ int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, benc
         rc = CUZK_ENOMEM;
     } else {
         res->steady = events_steady(&ev);
+        res->kernel_per_proof = events_kernel_per_proof(&ev);
         res->kernel_util = events_kernel_util(&ev, eff.devices, wall);
         if (summary)
             print_summary(o, w, &eff, &st, res, &rec, &ev);
