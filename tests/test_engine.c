@@ -891,8 +891,8 @@ static void test_eval_config(void)
     /* evaluation threads: 0 = every online CPU, negative or above 4096 refused */
     c = small_config();
     c.eval_threads = -1;
-    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "negative"), "%s: -1 evaluation threads: '%s'",
-          what, err);
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "negative"),
+          "%s: -1 evaluation threads: '%s'", what, err);
     c.eval_threads = 4097;
     CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "eval threads <= 4096"),
           "%s: 4097 evaluation threads: '%s'", what, err);
@@ -993,8 +993,9 @@ static void test_eval_proofs(void)
     eval_proofs_run(CUZK_ENGINE_EVAL_HOST, 3, host3_ids, host3, "proofs (host evaluation, 3 threads)");
     for (int i = 0; i < EP_JOBS; i++) {
         CHECK(host_ids[i] == dev_ids[i] && host_ids[i] == host3_ids[i],
-              "proofs: job %d has ids %llu / %llu / %llu on the three engines", i, (unsigned long long)host_ids[i],
-              (unsigned long long)dev_ids[i], (unsigned long long)host3_ids[i]);
+              "proofs: job %d has ids %llu / %llu / %llu on the three engines", i,
+              (unsigned long long)host_ids[i], (unsigned long long)dev_ids[i],
+              (unsigned long long)host3_ids[i]);
         for (int p = 0; p < EP_PARTS; p++) {
             CHECK(!memcmp(host[i][p], dev[i][p], CUZK_GROTH16_PROOF_SIZE),
                   "proofs: job %d part %d: device evaluation gives other bytes than host evaluation", i, p);

@@ -618,8 +618,8 @@ static void check_stats(const char *what, const run_t *r, int64_t cut, const cuz
     CHECK(st->n_devices == want_devs, "%s: %zu devices, expected %zu", what, st->n_devices, want_devs);
     /* kernel time per proof: every device's kernel union over the delivered proofs */
     bool want_kt = o.delivered >= 1 && sum_busy > 0;
-    CHECK(st->has_kernel_time == want_kt, "%s: kernel time presence %d, expected %d", what, st->has_kernel_time,
-          (int)want_kt);
+    CHECK(st->has_kernel_time == want_kt, "%s: kernel time presence %d, expected %d", what,
+          st->has_kernel_time, (int)want_kt);
     if (want_kt) {
         double want = (double)sum_busy / 1e6 / (double)o.delivered;
         CHECK(near(st->kernel_s_per_proof, want), "%s: kernel time %.9f s/proof, expected %.9f", what,

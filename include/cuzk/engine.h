@@ -86,8 +86,8 @@ typedef struct cuzk_engine_part {
     const cuzk_fr *z; /* n_z = n_inputs + n_aux witness values (z[0] = 1); valid until post returns */
     size_t n_z;
     const uint64_t *density[3]; /* cs's density bitmaps (cuzk_cs_density), computed once per key */
-    const cuzk_fr *a, *b, *c; /* n_abc = cs->n_constraints values each; valid in pre and device only.
-                                 NULL when the device phase evaluates them (device evaluation, below) */
+    const cuzk_fr *a, *b, *c;   /* n_abc = cs->n_constraints values each; valid in pre and device only.
+                                   NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;
     bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
     cuzk_fr r, s;             /* the proof's randomness */
@@ -155,8 +155,8 @@ enum {
 
 /* Where a = A·z, b = B·z, c = C·z are evaluated and checked (cuzk_engine_config.eval). */
 typedef enum {
-    CUZK_ENGINE_EVAL_AUTO = 0, /* the backend's preference (the GPU backend: device; the CPU: host) */
-    CUZK_ENGINE_EVAL_HOST = 1, /* by the synthesis worker, into pooled host buffers, before the GPU queue */
+    CUZK_ENGINE_EVAL_AUTO = 0,   /* the backend's preference (the GPU backend: device; the CPU: host) */
+    CUZK_ENGINE_EVAL_HOST = 1,   /* by the synthesis worker, into pooled host buffers, before the GPU queue */
     CUZK_ENGINE_EVAL_DEVICE = 2, /* in the device phase (only z crosses to the device); CUZK_EINVAL at
                                     cuzk_engine_new when the backend cannot */
 } cuzk_engine_eval;

@@ -74,23 +74,23 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
  * names the first failing row, as on the host) and the scalar gathering to the device; opts->abc is then
  * not used. NULL: all three on the host. */
 int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, const cuzk_gpu_pk *gpk,
-                           cuzk_gpu_prover *prover, const cuzk_gpu_cs *gcs, const cuzk_cs *cs, const cuzk_fr *z,
-                           const cuzk_fr *r,
-                           const cuzk_fr *s, const cuzk_prove_opts *opts, cuzk_pool *pool, char *err,
-                           size_t errlen);
+                           cuzk_gpu_prover *prover, const cuzk_gpu_cs *gcs, const cuzk_cs *cs,
+                           const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                           cuzk_pool *pool, char *err, size_t errlen);
 
 /* The snarkjs convention (cuzk_groth16_prove_zkey_ex's arithmetic): the zkey's point sections decoded
  * (checked on the curve) and uploaded into a resident key, H in the h slot, C in l, then A, B1, B2; a
  * prover for it comes from cuzk_gpu_prover_new as for a .params key. */
-int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk, cuzk_pool *pool, char *err, size_t errlen);
+int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk, cuzk_pool *pool, char *err,
+                       size_t errlen);
 
 /* cuzk_groth16_prove_zkey_ex with the H step (C = A∘B, odd-coset transforms, A·B − C) and the five MSMs
  * on the device; A and B are evaluated from section 4 on the host. Same proof bytes as the CPU prover for
  * the same r and s; verified unless CUZK_PROVE_NO_VERIFY. gpk from cuzk_gpu_zkey_load(zk). */
 int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk,
                                 const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_fr *w, size_t n_w,
-                                const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts, cuzk_pool *pool,
-                                char *err, size_t errlen);
+                                const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+                                cuzk_pool *pool, char *err, size_t errlen);
 
 /* The proving engine's CUDA backend (src/gpu/backend_gpu.cu): every CUDA device of the machine, keys
  * resident per device, one prover per GPU worker, pinned partition buffers. NULL when there is no

@@ -178,9 +178,9 @@ typedef struct {
     double steady_s_per_proof;  /* (last - first DELIVER) / (delivered - 1) */
     double overall_s_per_proof; /* (last DELIVER - first JOB_SUBMIT) / delivered */
     int has_kernel_time;
-    double kernel_s_per_proof; /* sum over devices of kernel busy / delivered: device-seconds of kernels per
-                                  proof, what a device-bound run converges to (÷ devices) whatever the
-                                  delivery order of a short run */
+    double kernel_s_per_proof;  /* sum over devices of kernel busy / delivered: device-seconds of kernels per
+                                   proof, what a device-bound run converges to (÷ devices) whatever the
+                                   delivery order of a short run */
     cuzk_tlr_dist latency;      /* DELIVER - JOB_SUBMIT per job having both */
 
     cuzk_tlr_dist synth, queue, lock_wait, lock_held, finalize;

@@ -608,9 +608,12 @@ static void synth_one(synth_worker *w, slot *s)
         } else if (!dev_eval) {
             what = "witness";
             cuzk_cs_eval(k->cs, z, a, b, c, e->eval_pool);
-            int64_t bad = (e->cfg.flags & CUZK_ENGINE_NO_CHECK) ? -1 : prove_first_unsat(a, b, c, k->n_abc, e->eval_pool);
+            int64_t bad = (e->cfg.flags & CUZK_ENGINE_NO_CHECK)
+                              ? -1
+                              : prove_first_unsat(a, b, c, k->n_abc, e->eval_pool);
             if (bad >= 0)
-                rc = cuzk_fail(err, sizeof err, CUZK_EUNSAT, "does not satisfy constraint %lld", (long long)bad);
+                rc = cuzk_fail(err, sizeof err, CUZK_EUNSAT, "does not satisfy constraint %lld",
+                               (long long)bad);
         }
     }
     if (rc == CUZK_OK) {
@@ -902,8 +905,8 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1)
         ncpu = 1;
-    if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 || c->eval_threads < 0 ||
-        c->post_workers < 0 || c->queue_depth < 0 || c->pool_idle < 0)
+    if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 ||
+        c->eval_threads < 0 || c->post_workers < 0 || c->queue_depth < 0 || c->pool_idle < 0)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: negative setting");
     if (!c->devices)
         c->devices = be->n_devices > 0 ? be->n_devices : 1;
@@ -921,8 +924,7 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     if (!c->post_workers)
         c->post_workers = 1;
     if (c->devices > 64 || c->synth_workers > 1024 || c->gpu_workers > 64 || c->gpu_threads > 4096 ||
-        c->eval_threads > 4096 ||
-        c->post_workers > 1024)
+        c->eval_threads > 4096 || c->post_workers > 1024)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: setting out of range (devices <= 64, synth <= 1024, gpu workers <= 64, "
                          "threads <= 4096, eval threads <= 4096, post <= 1024)");
@@ -1052,7 +1054,8 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     for (int d = 0; d < c.devices; d++)
         pthread_mutex_init(&e->dev_lock[d], NULL);
     e->synth_idle = c.synth_workers;
-    if (c.eval == CUZK_ENGINE_EVAL_HOST && c.eval_threads > 1 && !(e->eval_pool = cuzk_pool_new(c.eval_threads))) {
+    if (c.eval == CUZK_ENGINE_EVAL_HOST && c.eval_threads > 1 &&
+        !(e->eval_pool = cuzk_pool_new(c.eval_threads))) {
         engine_teardown(e);
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "engine: cannot start the evaluation pool of %d threads",
                          c.eval_threads);

@@ -1019,8 +1019,10 @@ int cuzk_tlr_print(FILE *f, const char *title, const cuzk_tlr_log *log, const cu
     else
         fprintf(f, "  overall             n/a  (needs a JOB_SUBMIT and a DELIVER)\n");
     if (st->has_kernel_time)
-        fprintf(f, "  kernel time  %10.3f s/proof  (kernels busy on %zu device%s / %zu delivered: the device-bound rate "
-                   "is %.3f s/proof)\n",
+        fprintf(f,
+                "  kernel time  %10.3f s/proof  (kernels busy on %zu device%s / %zu delivered: the "
+                "device-bound rate "
+                "is %.3f s/proof)\n",
                 st->kernel_s_per_proof, st->n_devices, st->n_devices == 1 ? "" : "s", st->delivered,
                 st->kernel_s_per_proof / (double)st->n_devices);
 

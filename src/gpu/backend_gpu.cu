@@ -38,7 +38,7 @@ typedef struct key_entry {
     const cuzk_groth16_params *pk;
     int dev;
     cuzk_gpu_pk *gpk;
-    cuzk_gpu_cs *gcs; /* device evaluation only */
+    cuzk_gpu_cs *gcs;                          /* device evaluation only */
     cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
     struct key_entry *next;
 } key_entry;
@@ -102,8 +102,8 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
 
 /* The resident key (loaded once per device, under the table lock), the resident circuit when cs is given
  * (device evaluation; same), and this worker's prover for e. */
-static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval, cuzk_gpu_pk **gpk,
-                        cuzk_gpu_cs **gcs, cuzk_gpu_prover **out, char *err, size_t errlen)
+static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval,
+                        cuzk_gpu_pk **gpk, cuzk_gpu_cs **gcs, cuzk_gpu_prover **out, char *err, size_t errlen)
 {
     if (w->worker < 0 || w->worker >= GPU_MAX_WORKERS)
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
@@ -150,8 +150,8 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     for (int i = 0; i < 3; i++)
         opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
-    rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool, err,
-                                errlen);
+    rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool,
+                                err, errlen);
     cuzk_engine_stage(p, "prove", true);
     return rc;
 }

@@ -37,12 +37,14 @@ enum { FORM_PLAIN, FORM_IDX8, FORM_IDX16 };
 /* ---- kernels --------------------------------------------------------------------- */
 
 template <int FORM>
-static __device__ __forceinline__ fr_t eval_term(const eval_mat &m, uint32_t k, fr_t acc, const fr_t *__restrict__ z)
+static __device__ __forceinline__ fr_t eval_term(const eval_mat &m, uint32_t k, fr_t acc,
+                                                 const fr_t *__restrict__ z)
 {
     fr_t zv = fr_load(z + m.col[k]);
     if (FORM == FORM_PLAIN)
         return fr_add(acc, fr_mul(fr_load(m.val + k), zv));
-    uint32_t ix = FORM == FORM_IDX8 ? (uint32_t)((const uint8_t *)m.idx)[k] : (uint32_t)((const uint16_t *)m.idx)[k];
+    uint32_t ix =
+        FORM == FORM_IDX8 ? (uint32_t)((const uint8_t *)m.idx)[k] : (uint32_t)((const uint16_t *)m.idx)[k];
     if (ix == m.one_ix)
         return fr_add(acc, zv);
     if (ix == m.neg_ix)
@@ -52,7 +54,8 @@ static __device__ __forceinline__ fr_t eval_term(const eval_mat &m, uint32_t k, 
 
 /* out[i] = row i · z for the short rows (long rows are left to k_rows_long). */
 template <int FORM>
-static __global__ void __launch_bounds__(EVAL_THREADS) k_rows(eval_mat m, const fr_t *__restrict__ z, fr_t *out)
+static __global__ void __launch_bounds__(EVAL_THREADS)
+    k_rows(eval_mat m, const fr_t *__restrict__ z, fr_t *out)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m.n_rows)
@@ -77,7 +80,8 @@ static __device__ __forceinline__ fr_t fr_shfl_down(fr_t a, unsigned d)
 
 /* One warp per listed long row. */
 template <int FORM>
-static __global__ void __launch_bounds__(EVAL_THREADS) k_rows_long(eval_mat m, const fr_t *__restrict__ z, fr_t *out)
+static __global__ void __launch_bounds__(EVAL_THREADS)
+    k_rows_long(eval_mat m, const fr_t *__restrict__ z, fr_t *out)
 {
     uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (warp >= m.n_long)
@@ -93,9 +97,9 @@ static __global__ void __launch_bounds__(EVAL_THREADS) k_rows_long(eval_mat m, c
 }
 
 /* bad = min(bad, first i with a_i b_i != c_i). */
-static __global__ void __launch_bounds__(EVAL_THREADS) k_check(const fr_t *__restrict__ a, const fr_t *__restrict__ b,
-                                                               const fr_t *__restrict__ c, uint32_t n,
-                                                               unsigned long long *bad)
+static __global__ void __launch_bounds__(EVAL_THREADS)
+    k_check(const fr_t *__restrict__ a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, uint32_t n,
+            unsigned long long *bad)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -105,8 +109,8 @@ static __global__ void __launch_bounds__(EVAL_THREADS) k_check(const fr_t *__res
 }
 
 /* out[k] = z[idx[k]] */
-static __global__ void __launch_bounds__(EVAL_THREADS) k_gather(const fr_t *__restrict__ z, const uint32_t *__restrict__ idx,
-                                                                size_t n, fr_t *out)
+static __global__ void __launch_bounds__(EVAL_THREADS)
+    k_gather(const fr_t *__restrict__ z, const uint32_t *__restrict__ idx, size_t n, fr_t *out)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k < n)
@@ -120,8 +124,7 @@ static unsigned blocks_for(size_t n)
     return (unsigned)((n + EVAL_THREADS - 1) / EVAL_THREADS);
 }
 
-template <int FORM>
-static void launch_rows(const eval_mat &m, const fr_t *z, fr_t *out, cudaStream_t st)
+template <int FORM> static void launch_rows(const eval_mat &m, const fr_t *z, fr_t *out, cudaStream_t st)
 {
     if (m.n_rows)
         k_rows<FORM><<<blocks_for(m.n_rows), EVAL_THREADS, 0, st>>>(m, z, out);
@@ -167,7 +170,8 @@ int eval_gather(const cuzk_fr *z, const uint32_t *idx, size_t n, cuzk_fr *out, c
 
 static void mat_free(eval_mat *m)
 {
-    void *p[] = {(void *)m->row, (void *)m->col, (void *)m->idx, (void *)m->val, (void *)m->coef, m->long_rows};
+    void *p[] = {(void *)m->row, (void *)m->col,  (void *)m->idx,
+                 (void *)m->val, (void *)m->coef, m->long_rows};
     for (int i = 0; i < 6; i++)
         if (p[i])
             cudaFree(p[i]);
@@ -189,8 +193,8 @@ extern "C" void cuzk_gpu_cs_free(cuzk_gpu_cs *g)
 
 static size_t mat_bytes(const cuzk_csr *m, size_t nc)
 {
-    size_t coef = m->val ? m->nnz * sizeof(cuzk_fr)
-                         : m->n_coef * sizeof(cuzk_fr) + m->nnz * (m->idx8 ? 1 : 2);
+    size_t coef =
+        m->val ? m->nnz * sizeof(cuzk_fr) : m->n_coef * sizeof(cuzk_fr) + m->nnz * (m->idx8 ? 1 : 2);
     return (nc + 1) * 4 + m->nnz * 4 + coef;
 }
 
@@ -225,7 +229,8 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": matrix %s has malformed coefficients", name);
     if (m->nnz > UINT32_MAX || nc >= UINT32_MAX)
         return cuzk_fail(err, errlen, CUZK_ERANGE,
-                         GPU_MODULE ": matrix %s has %llu terms in %zu rows; the device form holds at most 2^32 - 1",
+                         GPU_MODULE
+                         ": matrix %s has %llu terms in %zu rows; the device form holds at most 2^32 - 1",
                          name, (unsigned long long)m->nnz, nc);
     d->n_rows = (uint32_t)nc;
     d->form = m->val ? FORM_PLAIN : m->idx8 ? FORM_IDX8 : FORM_IDX16;
@@ -248,17 +253,21 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
         if (m->row[i + 1] - m->row[i] > EVAL_LONG)
             lr[k++] = (uint32_t)i;
     d->n_long = (uint32_t)n_long;
-    int rc = gpu_upload((void **)(void *)&d->row, row, (nc + 1) * sizeof *row, "upload of row offsets", err, errlen);
+    int rc = gpu_upload((void **)(void *)&d->row, row, (nc + 1) * sizeof *row, "upload of row offsets", err,
+                        errlen);
     if (!rc)
-        rc = gpu_upload((void **)&d->long_rows, lr, n_long * sizeof *lr, "upload of the long rows", err, errlen);
+        rc = gpu_upload((void **)&d->long_rows, lr, n_long * sizeof *lr, "upload of the long rows", err,
+                        errlen);
     free(row);
     free(lr);
     if (!rc)
-        rc = gpu_upload((void **)(void *)&d->col, m->col, m->nnz * sizeof(uint32_t), "upload of columns", err, errlen);
+        rc = gpu_upload((void **)(void *)&d->col, m->col, m->nnz * sizeof(uint32_t), "upload of columns", err,
+                        errlen);
     if (rc)
         return rc;
     if (d->form == FORM_PLAIN)
-        return gpu_upload((void **)(void *)&d->val, m->val, m->nnz * sizeof(cuzk_fr), "upload of coefficients", err, errlen);
+        return gpu_upload((void **)(void *)&d->val, m->val, m->nnz * sizeof(cuzk_fr),
+                          "upload of coefficients", err, errlen);
     cuzk_fr neg;
     cuzk_fr_neg(&neg, &CUZK_FR_ONE);
     for (uint32_t i = m->n_coef; i-- > 0;) { /* the first index of each, as any works */
@@ -267,11 +276,12 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
         if (cuzk_fr_eq(&m->coef[i], &neg))
             d->neg_ix = i;
     }
-    if ((rc = gpu_upload((void **)(void *)&d->coef, m->coef, m->n_coef * sizeof(cuzk_fr), "upload of the coefficient table", err,
-                  errlen)))
+    if ((rc = gpu_upload((void **)(void *)&d->coef, m->coef, m->n_coef * sizeof(cuzk_fr),
+                         "upload of the coefficient table", err, errlen)))
         return rc;
-    return gpu_upload((void **)(void *)&d->idx, d->form == FORM_IDX8 ? (const void *)m->idx8 : (const void *)m->idx16,
-               m->nnz * (d->form == FORM_IDX8 ? 1 : 2), "upload of coefficient indices", err, errlen);
+    return gpu_upload((void **)(void *)&d->idx,
+                      d->form == FORM_IDX8 ? (const void *)m->idx8 : (const void *)m->idx16,
+                      m->nnz * (d->form == FORM_IDX8 ? 1 : 2), "upload of coefficient indices", err, errlen);
 }
 
 /* The z indices of the A scalars (every input, then the aux dense in A) and of the B scalars (the dense
@@ -303,15 +313,16 @@ static int lists_load(cuzk_gpu_cs *g, const uint64_t *const dens[3], char *err, 
         }
         rc = gpu_upload((void **)&g->ia, ia, g->n_a * sizeof *ia, "upload of the A index list", err, errlen);
         if (!rc)
-            rc = gpu_upload((void **)&g->ib, ib, g->n_b * sizeof *ib, "upload of the B index list", err, errlen);
+            rc = gpu_upload((void **)&g->ib, ib, g->n_b * sizeof *ib, "upload of the B index list", err,
+                            errlen);
     }
     free(ia);
     free(ib);
     return rc;
 }
 
-extern "C" int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint64_t *const density[3], char *err,
-                                size_t errlen)
+extern "C" int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint64_t *const density[3],
+                                char *err, size_t errlen)
 {
     *out = NULL;
     if (!cs || cs->n_inputs == 0)
@@ -333,9 +344,11 @@ extern "C" int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint
                 dens[i] = density[i];
         } else {
             size_t wa = (cs->n_aux + 63) / 64 + 1, wi = (cs->n_inputs + 63) / 64 + 1;
-            own[0] = (uint64_t *)calloc(wa, 8), own[1] = (uint64_t *)calloc(wi, 8), own[2] = (uint64_t *)calloc(wa, 8);
+            own[0] = (uint64_t *)calloc(wa, 8), own[1] = (uint64_t *)calloc(wi, 8),
+            own[2] = (uint64_t *)calloc(wa, 8);
             if (!own[0] || !own[1] || !own[2] || cuzk_cs_density(cs, own[0], own[1], own[2]) != CUZK_OK)
-                rc = cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of memory for the density bitmaps");
+                rc =
+                    cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of memory for the density bitmaps");
             for (int i = 0; i < 3; i++)
                 dens[i] = own[i];
         }

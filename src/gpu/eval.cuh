@@ -25,7 +25,7 @@ typedef struct {
 
 struct cuzk_gpu_cs {
     size_t nc, ni, n_aux;
-    eval_mat m[3];    /* A, B, C */
+    eval_mat m[3];     /* A, B, C */
     uint32_t *ia, *ib; /* z indices of the A scalars (n_a) and B scalars (n_b), the key's order */
     size_t n_a, n_b;
 };

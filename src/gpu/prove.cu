@@ -92,13 +92,16 @@ extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
     int rc;
-    if ((rc = gpu_upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err, errlen)) ||
-        (rc = gpu_upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err, errlen)) ||
-        (rc = gpu_upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err, errlen)) ||
+    if ((rc = gpu_upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err,
+                         errlen)) ||
+        (rc = gpu_upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err,
+                         errlen)) ||
+        (rc = gpu_upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err,
+                         errlen)) ||
         (rc = gpu_upload((void **)&g->b1, pk->b_g1, pk->n_b * sizeof(cuzk_g1_affine), "upload of b_g1", err,
-                     errlen)) ||
+                         errlen)) ||
         (rc = gpu_upload((void **)&g->b2, pk->b_g2, pk->n_b * sizeof(cuzk_g2_affine), "upload of b_g2", err,
-                     errlen))) {
+                         errlen))) {
         cuzk_gpu_pk_free(g);
         return rc;
     }
@@ -277,11 +280,11 @@ static int device_eval(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_h
     size_t nc = gcs->nc, ni = gcs->ni, nz = ni + gcs->n_aux, m = in->m;
     if (nc != in->nc || ni != in->ni || gcs->n_aux != in->n_aux || gcs->n_a != p->gpk->n_a ||
         gcs->n_b != p->gpk->n_b || nc + ni > m)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "gpu prove: the device circuit (%zu rows, %zu inputs, %zu aux, %zu A and %zu B scalars) "
-                         "is not this proof's (%zu, %zu, %zu, %zu, %zu)",
-                         nc, ni, gcs->n_aux, gcs->n_a, gcs->n_b, in->nc, in->ni, in->n_aux, p->gpk->n_a,
-                         p->gpk->n_b);
+        return cuzk_fail(
+            err, errlen, CUZK_EINVAL,
+            "gpu prove: the device circuit (%zu rows, %zu inputs, %zu aux, %zu A and %zu B scalars) "
+            "is not this proof's (%zu, %zu, %zu, %zu, %zu)",
+            nc, ni, gcs->n_aux, gcs->n_a, gcs->n_b, in->nc, in->ni, in->n_aux, p->gpk->n_a, p->gpk->n_b);
     if (p->z_cap < nz) {
         if (p->z)
             cudaFree(p->z);
@@ -390,9 +393,11 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
         (rc = gcs ? CUZK_OK : put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
-        (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen) : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
+        (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen)
+                  : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
-        (rc = gcs ? gather_scalars(p, gcs->ib, g->n_b, err, errlen) : put_scalars(p, in->sb, g->n_b, err, errlen)) ||
+        (rc = gcs ? gather_scalars(p, gcs->ib, g->n_b, err, errlen)
+                  : put_scalars(p, in->sb, g->n_b, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
         return rc;
@@ -410,8 +415,7 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
 
 extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk,
                                       const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_gpu_cs *gcs,
-                                      const cuzk_cs *cs,
-                                      const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s,
+                                      const cuzk_cs *cs, const cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s,
                                       const cuzk_prove_opts *opts, cuzk_pool *pool, char *err, size_t errlen)
 {
     if (!gpk || !prover || prover->gpk != gpk)
@@ -432,8 +436,10 @@ extern "C" int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk
     if (!zk)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no zkey");
     if (zk->b1.count != zk->b2.count || zk->a.count != zk->b1.count)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the zkey's A, B1 and B2 sections differ in length "
-                         "(%zu, %zu, %zu)", zk->a.count, zk->b1.count, zk->b2.count);
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "gpu prove: the zkey's A, B1 and B2 sections differ in length "
+                         "(%zu, %zu, %zu)",
+                         zk->a.count, zk->b1.count, zk->b2.count);
     cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
     if (!g)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
@@ -446,8 +452,9 @@ extern "C" int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk
         bool g2 = i == 4;
         rc = prove_zkey_decode(&host, sec[i], g2, pool, err, errlen);
         if (!rc)
-            rc = gpu_upload(dst[i], host, sec[i]->count * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)),
-                        "upload of a zkey section", err, errlen);
+            rc = gpu_upload(dst[i], host,
+                            sec[i]->count * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)),
+                            "upload of a zkey section", err, errlen);
         free(host);
     }
     if (rc) {
@@ -470,10 +477,11 @@ static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
     const cuzk_snarkjs_zkey *zk = in->zk;
     size_t n = in->n, nv = zk->n_vars, npub = (size_t)zk->n_public + 1;
     if (g->n_h != n || g->n_a != nv || g->n_b != nv || g->n_l != nv - npub || p->m < n)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "gpu prove: the device key (h %zu, c %zu, a/b %zu) is not this zkey's shape (h %zu, c %zu, "
-                         "a/b %zu)",
-                         g->n_h, g->n_l, g->n_a, n, nv - npub, nv);
+        return cuzk_fail(
+            err, errlen, CUZK_EINVAL,
+            "gpu prove: the device key (h %zu, c %zu, a/b %zu) is not this zkey's shape (h %zu, c %zu, "
+            "a/b %zu)",
+            g->n_h, g->n_l, g->n_a, n, nv - npub, nv);
     cudaStream_t st = p->st;
     CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
     CU(cudaMemcpyAsync(p->a, in->a, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
@@ -490,8 +498,8 @@ static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
         return rc;
     if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
         !(rc = to_coset(p->c, &d, st, err, errlen))) {
-        k_quotient<<<blocks, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->b, (const fr_t *)p->c, fr_one(),
-                                                     n);
+        k_quotient<<<blocks, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->b, (const fr_t *)p->c,
+                                                     fr_one(), n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess)
             rc = cuda_fail(err, errlen, "k_quotient launch", e);
@@ -516,9 +524,10 @@ static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
     return CUZK_OK;
 }
 
-extern "C" int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snarkjs_zkey *zk,
-                                           const cuzk_gpu_pk *gpk, cuzk_gpu_prover *prover, const cuzk_fr *w,
-                                           size_t n_w, const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
+extern "C" int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out,
+                                           const cuzk_snarkjs_zkey *zk, const cuzk_gpu_pk *gpk,
+                                           cuzk_gpu_prover *prover, const cuzk_fr *w, size_t n_w,
+                                           const cuzk_fr *r, const cuzk_fr *s, const cuzk_prove_opts *opts,
                                            cuzk_pool *pool, char *err, size_t errlen)
 {
     if (!gpk || !prover || prover->gpk != gpk)

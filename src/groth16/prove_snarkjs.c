@@ -77,7 +77,7 @@ static void decode_task(void *arg, size_t task, int worker)
 }
 
 int prove_zkey_decode(void **out, const cuzk_snarkjs_points *pts, bool g2, cuzk_pool *pool, char *err,
-                         size_t errlen)
+                      size_t errlen)
 {
     size_t size = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
     decode_ctx c = {.pts = pts, .g2 = g2, .out = malloc((pts->count ? pts->count : 1) * size)};
@@ -220,7 +220,8 @@ static int cpu_h(const prove_zkey_in *in, cuzk_pool *pool, char *err, size_t err
     cuzk_ntt_domain d;
     int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_SNARKJS, err, errlen);
     if (!rc && !(rc = prove_to_coset(&d, in->a, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, in->b, pool, err, errlen)) && !(rc = prove_to_coset(&d, c, pool, err, errlen)))
+        !(rc = prove_to_coset(&d, in->b, pool, err, errlen)) &&
+        !(rc = prove_to_coset(&d, c, pool, err, errlen)))
         prove_vec_quotient(in->a, in->b, c, NULL, n, pool);
     cuzk_ntt_domain_release(&d);
     free(c);
@@ -303,7 +304,8 @@ static int cpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
     const cuzk_fr *w_priv = w + zk->n_public + 1;
     prove_split_plan plan_w = {0}, plan_c = {0};
     int rc;
-    if ((rc = cpu_h(in, pool, err, errlen)) || (rc = msm_section(&o->h, &zk->h, false, in->a, NULL, pool, err, errlen)))
+    if ((rc = cpu_h(in, pool, err, errlen)) ||
+        (rc = msm_section(&o->h, &zk->h, false, in->a, NULL, pool, err, errlen)))
         return rc;
     if ((rc = prove_split_plan_build(&plan_w, w, zk->n_vars, in->split, pool)) ||
         (rc = prove_split_plan_build(&plan_c, w_priv, n_priv, in->split, pool))) {
@@ -348,9 +350,10 @@ int prove_snarkjs(cuzk_groth16_proof *out, cuzk_fr *public_out, const cuzk_snark
     while (((size_t)1 << lg) < n)
         lg++;
     if (lg > CUZK_NTT_MAX_LG)
-        return cuzk_fail(err, errlen, CUZK_ERANGE, "prove: domainSize 2^%u is above 2^%d", lg, CUZK_NTT_MAX_LG);
-    prove_zkey_in in = {zk, malloc(n * sizeof(cuzk_fr)), malloc(n * sizeof(cuzk_fr)), n, lg, w,
-                        !(opts->flags & CUZK_PROVE_NO_SPLIT)};
+        return cuzk_fail(err, errlen, CUZK_ERANGE, "prove: domainSize 2^%u is above 2^%d", lg,
+                         CUZK_NTT_MAX_LG);
+    prove_zkey_in in = {zk, malloc(n * sizeof(cuzk_fr)),         malloc(n * sizeof(cuzk_fr)), n, lg,
+                        w,  !(opts->flags & CUZK_PROVE_NO_SPLIT)};
     prove_zkey_out acc;
     cuzk_g1 pa, pb1, pc, hh, t;
     cuzk_g2 pb, t2;

@@ -44,8 +44,8 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
     return CUZK_OK;
 }
 
-static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs,
-                      const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg)
+static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk,
+                      cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg)
 {
     const char *pname = place == CUZK_ENGINE_EVAL_HOST ? "host" : "device";
     char err[256] = "";
@@ -125,8 +125,8 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
     char row[64];
     snprintf(row, sizeof row, "constraint %lld", (long long)want);
     CHECK(want >= 0 && rc == CUZK_EUNSAT && res.failed_part == 1 && strstr(res.error, row),
-          "%s evaluation, broken witness: rc %d, partition %d, \"%s\" (want row %lld)", pname, rc, res.failed_part,
-          res.error, (long long)want);
+          "%s evaluation, broken witness: rc %d, partition %d, \"%s\" (want row %lld)", pname, rc,
+          res.failed_part, res.error, (long long)want);
     cuzk_engine_result_free(&res);
     rc = cuzk_engine_await(e, id_good, &res, err, sizeof err);
     CHECK(rc == CUZK_OK && res.n_proofs == 3, "%s evaluation, job beside the broken one: rc %d %s", pname, rc,

@@ -69,8 +69,8 @@ static bool circuit_load(circuit *c, bool gpu_setup)
         m *= 2;
     int rc = cuzk_groth16_toxic_random(&tw, m, err, sizeof err);
     if (rc == CUZK_OK)
-        rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, &tw, gpu_setup ? cuzk_gpu_setup_accel() : NULL, g_pool, err,
-                                      sizeof err);
+        rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, &tw, gpu_setup ? cuzk_gpu_setup_accel() : NULL, g_pool,
+                                      err, sizeof err);
     CHECK(rc == CUZK_OK, "setup: %s", err);
     if (rc)
         return false;
@@ -183,13 +183,14 @@ static void check_loaded(circuit &c, const char *what)
             int64_t want = cuzk_cs_check(&c.cs, z2, g_pool);
             cuzk_groth16_proof gpu;
             const cuzk_gpu_cs *gcs = t % 2 ? c.gcs : NULL;
-            int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, z2, NULL, NULL, NULL, g_pool, err,
-                                            sizeof err);
+            int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, z2, NULL, NULL, NULL,
+                                            g_pool, err, sizeof err);
             if (want >= 0) {
                 char row[64];
                 snprintf(row, sizeof row, "constraint %lld ", (long long)want);
-                CHECK(rc == CUZK_EUNSAT && strstr(err, row), "%s, broken witness (%s evaluation): rc %d, %s (want row %lld)",
-                      what, gcs ? "device" : "host", rc, err, (long long)want);
+                CHECK(rc == CUZK_EUNSAT && strstr(err, row),
+                      "%s, broken witness (%s evaluation): rc %d, %s (want row %lld)", what,
+                      gcs ? "device" : "host", rc, err, (long long)want);
             }
         }
         free(z2);
@@ -200,7 +201,8 @@ static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape, 
 {
     circuit c;
     char what[96];
-    snprintf(what, sizeof what, "random circuit, shape %d, %s form", (int)shape, compact ? "compact" : "plain");
+    snprintf(what, sizeof what, "random circuit, shape %d, %s form", (int)shape,
+             compact ? "compact" : "plain");
     if (circuit_make(&c, ni, na, nc, shape, compact))
         check_loaded(c, what);
     circuit_free(&c);
@@ -208,7 +210,8 @@ static void check_circuit(size_t ni, size_t na, size_t nc, cuzk_cs_shape shape, 
 
 /* snarkjs convention: CPU and GPU proofs of w under zk, equal bytes and public values; a broken
  * witness is refused by the verification on both (the zkey has no C matrix to check against). */
-static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w, const char *what, bool constrained)
+static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w, const char *what,
+                       bool constrained)
 {
     char err[256] = "";
     cuzk_gpu_pk *gpk = NULL;
@@ -232,15 +235,17 @@ static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w
         memset(pub_g, 0x5a, np * sizeof(cuzk_fr));
         int rc1 = cuzk_groth16_prove_zkey_ex(&cpu, pub_c, zk, w, n_w, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
-        int rc2 = cuzk_gpu_groth16_prove_zkey(&gpu, pub_g, zk, gpk, pr, w, n_w, &r, &s, NULL, g_pool, err, sizeof err);
+        int rc2 = cuzk_gpu_groth16_prove_zkey(&gpu, pub_g, zk, gpk, pr, w, n_w, &r, &s, NULL, g_pool, err,
+                                              sizeof err);
         CHECK(rc2 == CUZK_OK, "%s: gpu prove: %s", what, err);
         if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
-            CHECK(memcmp(bc, bg, sizeof bc) == 0, "%s: gpu zkey proof bytes differ from the cpu's (round %d)", what,
-                  round);
-            CHECK(memcmp(pub_c, pub_g, zk->n_public * sizeof(cuzk_fr)) == 0, "%s: public values differ", what);
+            CHECK(memcmp(bc, bg, sizeof bc) == 0, "%s: gpu zkey proof bytes differ from the cpu's (round %d)",
+                  what, round);
+            CHECK(memcmp(pub_c, pub_g, zk->n_public * sizeof(cuzk_fr)) == 0, "%s: public values differ",
+                  what);
         }
     }
     if (rc == CUZK_OK && n_w > (size_t)zk->n_public + 2) {
@@ -248,12 +253,13 @@ static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w
         memcpy(w2, w, n_w * sizeof(cuzk_fr));
         cuzk_fr_add(&w2[n_w - 1], &w2[n_w - 1], &CUZK_FR_ONE);
         cuzk_groth16_proof p;
-        int rc1 = cuzk_groth16_prove_zkey_ex(&p, NULL, zk, w2, n_w, NULL, NULL, NULL, g_pool, err, sizeof err);
+        int rc1 =
+            cuzk_groth16_prove_zkey_ex(&p, NULL, zk, w2, n_w, NULL, NULL, NULL, g_pool, err, sizeof err);
         int rc2 = cuzk_gpu_groth16_prove_zkey(&p, NULL, zk, gpk, pr, w2, n_w, NULL, NULL, NULL, g_pool, err,
                                               sizeof err);
         /* the last variable is in some constraint of a random circuit; a fixture's may be unconstrained */
-        CHECK(rc1 == rc2 && (!constrained || rc2 == CUZK_EVERIFY), "%s: broken witness: cpu rc %d, gpu rc %d (%s)",
-              what, rc1, rc2, err);
+        CHECK(rc1 == rc2 && (!constrained || rc2 == CUZK_EVERIFY),
+              "%s: broken witness: cpu rc %d, gpu rc %d (%s)", what, rc1, rc2, err);
         rc2 = cuzk_gpu_groth16_prove_zkey(&p, NULL, zk, gpk, pr, w2, n_w - 1, NULL, NULL, NULL, g_pool, err,
                                           sizeof err);
         CHECK(rc2 == CUZK_EINVAL, "%s: a witness one value short: rc %d", what, rc2);
@@ -319,8 +325,8 @@ static int cmd_check(void)
                                       {17, 4000, 4070}, {4, 20000, 16300}, {33, 60000, 65400}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int sh = 0; sh < 2; sh++)
-            check_circuit(sizes[i][0], sizes[i][1], sizes[i][2], sh ? CUZK_CS_RANDOM_BITS : CUZK_CS_RANDOM_UNIFORM,
-                          i % 2 == 1);
+            check_circuit(sizes[i][0], sizes[i][1], sizes[i][2],
+                          sh ? CUZK_CS_RANDOM_BITS : CUZK_CS_RANDOM_UNIFORM, i % 2 == 1);
     /* compact forms: u8 indices (0/1 circuits, few coefficients) and u16 (uniform, below 65536 values) */
     check_circuit(3, 500, 600, CUZK_CS_RANDOM_BITS, true);
     check_circuit(3, 3000, 2000, CUZK_CS_RANDOM_UNIFORM, true);
@@ -352,13 +358,14 @@ static int cmd_check(void)
     if (circuit_make(&a, 2, 10, 12, CUZK_CS_RANDOM_UNIFORM, false) &&
         circuit_make(&b, 2, 10, 13, CUZK_CS_RANDOM_UNIFORM, false)) {
         cuzk_groth16_proof p;
-        int rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, b.pr, NULL, &a.cs, a.z, NULL, NULL, NULL, g_pool, err,
-                                        sizeof err);
+        int rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, b.pr, NULL, &a.cs, a.z, NULL, NULL, NULL, g_pool,
+                                        err, sizeof err);
         CHECK(rc == CUZK_EINVAL, "a prover of another key was accepted (rc %d)", rc);
         /* a resident circuit of another shape */
         rc = cuzk_gpu_groth16_prove(&p, &a.pk, a.gpk, a.pr, b.gcs, &a.cs, a.z, NULL, NULL, NULL, g_pool, err,
                                     sizeof err);
-        CHECK(rc == CUZK_EINVAL && strstr(err, "device circuit"), "a circuit of another shape: rc %d, %s", rc, err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "device circuit"), "a circuit of another shape: rc %d, %s", rc,
+              err);
     }
     circuit_free(&a);
     circuit_free(&b);
@@ -381,8 +388,17 @@ static int bench_rows(circuit &c, const cuzk_gpu_cs *gcs, int runs, const char *
                                     sizeof err);
         cuzk_gpu_prove_times t;
         cuzk_gpu_prover_times(c.pr, &t);
-        float row[N] = {(float)((now_s() - w0) * 1e3), t.total, t.upload, t.eval, t.h, t.msm_h, t.msm_l, t.msm_a,
-                        t.msm_b1, t.msm_b2, 0};
+        float row[N] = {(float)((now_s() - w0) * 1e3),
+                        t.total,
+                        t.upload,
+                        t.eval,
+                        t.h,
+                        t.msm_h,
+                        t.msm_l,
+                        t.msm_a,
+                        t.msm_b1,
+                        t.msm_b2,
+                        0};
         for (int k = 0; k < N; k++)
             v[k][i] = row[k];
     }
@@ -393,16 +409,18 @@ static int bench_rows(circuit &c, const cuzk_gpu_cs *gcs, int runs, const char *
         qsort(v[k], (size_t)runs, sizeof(float), cmp_float);
     int mid = runs / 2;
     printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", label,
-           gcs ? "device" : "host", v[0][mid], v[1][mid], v[2][mid], v[3][mid], v[4][mid], v[5][mid], v[6][mid],
-           v[7][mid], v[8][mid], v[9][mid]);
+           gcs ? "device" : "host", v[0][mid], v[1][mid], v[2][mid], v[3][mid], v[4][mid], v[5][mid],
+           v[6][mid], v[7][mid], v[8][mid], v[9][mid]);
     fflush(stdout);
     return CUZK_OK;
 }
 
 static void bench_header(void)
 {
-    printf("| circuit | evaluation | wall ms (host work + device + verify) | device ms | upload | eval+check | "
-           "H (NTTs) | MSM H | MSM L | MSM A | MSM B1 | MSM B2 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "| circuit | evaluation | wall ms (host work + device + verify) | device ms | upload | eval+check | "
+        "H (NTTs) | MSM H | MSM L | MSM A | MSM B1 | MSM B2 "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static int cmd_bench(unsigned lg)
@@ -414,7 +432,8 @@ static int cmd_bench(unsigned lg)
         circuit_free(&c);
         return test_finish("test_gpu_prove bench");
     }
-    printf("2^%u: circuit + setup + upload %.1f s (host); key on device %.2f GiB, circuit %.2f GiB, prover buffers "
+    printf("2^%u: circuit + setup + upload %.1f s (host); key on device %.2f GiB, circuit %.2f GiB, prover "
+           "buffers "
            "%.2f GiB\n",
            lg, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0, cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0,
            cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
@@ -435,10 +454,11 @@ static int cmd_bench_porep(unsigned lg)
         circuit_free(&c);
         return test_finish("test_gpu_prove bench-porep");
     }
-    printf("porep-shaped 2^%d scale (%zu rows, %zu aux): circuit + witness + GPU setup + upload %.1f s; key on "
-           "device %.2f GiB, circuit %.2f GiB, prover buffers %.2f GiB\n",
-           (int)lg - 27, c.cs.n_constraints, c.cs.n_aux, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0,
-           cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0, cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
+    printf(
+        "porep-shaped 2^%d scale (%zu rows, %zu aux): circuit + witness + GPU setup + upload %.1f s; key on "
+        "device %.2f GiB, circuit %.2f GiB, prover buffers %.2f GiB\n",
+        (int)lg - 27, c.cs.n_constraints, c.cs.n_aux, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0,
+        cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0, cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
     char label[32];
     snprintf(label, sizeof label, "porep 2^%d", (int)lg - 27);
     bench_header();

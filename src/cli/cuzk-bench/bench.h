@@ -91,10 +91,10 @@ void bench_out_abort(bench_out *out);
 
 /* What one bench_batch measured. Seconds; a figure that could not be measured is negative. */
 typedef struct {
-    bool started;           /* the engine ran (false: it could not be set up; the reason is on stderr) */
-    uint32_t ok, failed;    /* proofs delivered and verified; proofs that failed */
-    double wall, per_proof; /* first submit to last delivery; wall / ok */
-    double steady;          /* (last delivery - first delivery) / (deliveries - 1): s/proof once full */
+    bool started;            /* the engine ran (false: it could not be set up; the reason is on stderr) */
+    uint32_t ok, failed;     /* proofs delivered and verified; proofs that failed */
+    double wall, per_proof;  /* first submit to last delivery; wall / ok */
+    double steady;           /* (last delivery - first delivery) / (deliveries - 1): s/proof once full */
     double kernel_per_proof; /* every device's kernel busy time / delivered proofs (device-seconds) */
     double lat_p50, lat_p95, lat_max;
     double kernel_util;    /* % of the wall time the devices ran kernels (union of intervals), mean over

@@ -574,7 +574,8 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
             printf("  steady state -\n");
     }
     if (res->kernel_per_proof >= 0)
-        printf("  kernel time  %.3f s/proof (device-seconds of kernels per proof; divided by the devices, the device-bound rate)\n",
+        printf("  kernel time  %.3f s/proof (device-seconds of kernels per proof; divided by the devices, "
+               "the device-bound rate)\n",
                res->kernel_per_proof);
     if (res->lat_p50 >= 0)
         printf("  latency      p50 %.3f s, p95 %.3f s, max %.3f s\n", res->lat_p50, res->lat_p95,

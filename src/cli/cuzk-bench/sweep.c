@@ -112,9 +112,9 @@ static void table_row(const sweep_row *w)
     const char *rss = num(b[7], sizeof b[7], "%.3f", w->rss >= 0 ? (double)w->rss / GIB : -1, "-");
     printf("| %u | %u | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s |\n", w->c, w->j, w->gw,
            num(b[0], sizeof b[0], "%.3f", r->wall, "-"), num(b[1], sizeof b[1], "%.3f", r->per_proof, "-"),
-           num(b[2], sizeof b[2], "%.3f", r->steady, "-"), num(b[8], sizeof b[8], "%.3f", r->kernel_per_proof, "-"),
-           num(b[3], sizeof b[3], "%.3f", r->lat_p50, "-"),
-           num(b[4], sizeof b[4], "%.3f", r->lat_p95, "-"),
+           num(b[2], sizeof b[2], "%.3f", r->steady, "-"),
+           num(b[8], sizeof b[8], "%.3f", r->kernel_per_proof, "-"),
+           num(b[3], sizeof b[3], "%.3f", r->lat_p50, "-"), num(b[4], sizeof b[4], "%.3f", r->lat_p95, "-"),
            num(b[5], sizeof b[5], "%.1f", r->kernel_util, "-"),
            num(b[6], sizeof b[6], "%.3f", r->started ? (double)r->budget_peak / GIB : -1, "-"), rss,
            w->rss >= 0 && w->rss_process ? "*" : "", st);
@@ -134,9 +134,9 @@ static void csv_row(FILE *f, const sweep_row *w)
     row_status(st, sizeof st, w);
     fprintf(f, "%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", w->c, w->j, w->gw,
             num(b[0], sizeof b[0], "%.6f", r->wall, ""), num(b[1], sizeof b[1], "%.6f", r->per_proof, ""),
-            num(b[2], sizeof b[2], "%.6f", r->steady, ""), num(b[8], sizeof b[8], "%.6f", r->kernel_per_proof, ""),
-            num(b[3], sizeof b[3], "%.6f", r->lat_p50, ""),
-            num(b[4], sizeof b[4], "%.6f", r->lat_p95, ""),
+            num(b[2], sizeof b[2], "%.6f", r->steady, ""),
+            num(b[8], sizeof b[8], "%.6f", r->kernel_per_proof, ""),
+            num(b[3], sizeof b[3], "%.6f", r->lat_p50, ""), num(b[4], sizeof b[4], "%.6f", r->lat_p95, ""),
             num(b[5], sizeof b[5], "%.2f", r->kernel_util, ""),
             num(b[6], sizeof b[6], "%.6f", r->started ? (double)r->budget_peak / GIB : -1, ""),
             num(b[7], sizeof b[7], "%.6f", w->rss >= 0 ? (double)w->rss / GIB : -1, ""),

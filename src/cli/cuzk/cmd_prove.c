@@ -111,7 +111,8 @@ static int load(prove_job *j, const cli_args *a)
 }
 
 /* Proves on the device the command line asks for (cli_args.device). */
-static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opts *opts, char *err, size_t errlen)
+static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opts *opts, char *err,
+                           size_t errlen)
 {
     bool gpu = false;
     int rc = cli_use_gpu(a, &gpu, err, errlen);
@@ -126,8 +127,8 @@ static int prove_on_device(prove_job *j, const cli_args *a, const cuzk_prove_opt
             rc = cuzk_gpu_prover_new(&pr, gpk, err, errlen);
         if (rc == CUZK_OK) {
             cli_note(a, "proving on the GPU");
-            rc = cuzk_gpu_groth16_prove_zkey(&j->proof, j->pub, j->zk, gpk, pr, j->wtns->values, j->wtns->n, NULL,
-                                             NULL, opts, j->pool, err, errlen);
+            rc = cuzk_gpu_groth16_prove_zkey(&j->proof, j->pub, j->zk, gpk, pr, j->wtns->values, j->wtns->n,
+                                             NULL, NULL, opts, j->pool, err, errlen);
         }
         cuzk_gpu_prover_free(pr);
         cuzk_gpu_pk_free(gpk);
@@ -248,7 +249,8 @@ const cli_command cli_cmd_prove = {
             "With --device gpu (or auto on a machine with a CUDA device and a build with the CUDA backend)\n"
             "the H polynomial and the five MSMs run on the GPU; the proof bytes are the same.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.",
-    .flags = CLI_F_THREADS | CLI_F_NO_VERIFY | CLI_F_CHECK_WITNESS | CLI_F_VERBOSE | CLI_F_PROGRESS | CLI_F_DEVICE,
+    .flags =
+        CLI_F_THREADS | CLI_F_NO_VERIFY | CLI_F_CHECK_WITNESS | CLI_F_VERBOSE | CLI_F_PROGRESS | CLI_F_DEVICE,
     .min_pos = 4,
     .max_pos = 4,
     .run = run_prove,

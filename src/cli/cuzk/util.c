@@ -42,7 +42,8 @@ int cli_use_gpu(const cli_args *a, bool *gpu, char *err, size_t errlen)
     *gpu = a->device == CLI_DEV_GPU || (a->device == CLI_DEV_AUTO && ndev > 0);
 #else
     if (a->device == CLI_DEV_GPU)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "--device gpu: this build has no CUDA backend (nvcc was not found)");
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "--device gpu: this build has no CUDA backend (nvcc was not found)");
 #endif
     return CUZK_OK;
 }
