@@ -48,5 +48,8 @@ int gpu_upload(void **dst, const void *src, size_t bytes, const char *what, char
         return cuda_fail(err, errlen, what, e);
     }
     CU(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice), what);
+    /* from pageable memory cudaMemcpy may return before its last DMA lands, and the provers' non-blocking
+     * streams are not ordered after the legacy stream it ran on: wait for it here (load time) */
+    CU(cudaStreamSynchronize(0), what);
     return CUZK_OK;
 }

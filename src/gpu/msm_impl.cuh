@@ -22,8 +22,8 @@
 #define MSM_THREADS 256
 #define MSM_MAX_C 20
 #define MSM_MAX_W 129 /* msm_windows(2) */
-#define MSM_GROUP_M 16  /* buckets per reduction group for large windows (2.6 ms per lone 2^19-bucket window
-                           against 4.9 with 64); small windows use 4, for more threads */
+#define MSM_GROUP_M 16  /* smallest group the reduction buffers are sized for (2^19-bucket windows) */
+#define MSM_RED_THREADS 32768u /* fewest reduction groups a batch keeps while groups grow (msm_group_m) */
 #define MSM_FAN 16      /* points per thread in a tree-reduction step */
 #define MSM_ITEMS 1048576u /* target work items per window */
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
@@ -88,11 +88,16 @@ static inline size_t msm_bucket_cap(size_t n_max)
     return all > one ? all : one;
 }
 
-/* Buckets per reduction group for nw windows of B buckets when red_len partials fit: 16 for wide windows,
- * 4 for narrow ones (more threads for little work), doubled while the partials do not fit. */
+/* Buckets per reduction group for nw windows of B buckets when red_len partials fit. A group of m costs
+ * 2m additions plus its offset (about log2(B) doublings and additions), so larger groups do less work in
+ * all, as long as enough threads remain to fill the device: m doubles from 4 while the batch keeps at
+ * least MSM_RED_THREADS groups (one 2^19-bucket window: m = 16, measured best alone; 13 such windows:
+ * m = 128, 2.2 B additions per window instead of 3.8 B with m = 16), then while the partials do not fit. */
 static inline unsigned msm_group_m(unsigned nw, unsigned B, size_t red_len)
 {
-    unsigned m = B >= 65536 ? MSM_GROUP_M : 4;
+    unsigned m = 4;
+    while (m < B && (size_t)nw * ceil_div_u(B, 2 * m) >= MSM_RED_THREADS)
+        m *= 2;
     while (m < B && (size_t)nw * ceil_div_u(B, m) > red_len)
         m *= 2;
     return m;
@@ -255,6 +260,23 @@ static __device__ __forceinline__ unsigned key_of(uint32_t t, const uint32_t *__
     return lo;
 }
 
+/* Items per key for the accumulation chunks: the sorted entries with a non-zero digit, from base =
+ * offs[1] on, are cut into chunks of T; key b (1..B) gets one item per chunk its run meets, none when its
+ * run is empty. Key 0 (zero digits) and the entry past B have none. */
+static __global__ void k_chunk_counts(const uint32_t *__restrict__ offs, unsigned B, unsigned T,
+                                      uint32_t *item_cnt)
+{
+    unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > B + 1)
+        return;
+    uint32_t n = 0;
+    if (b >= 1 && b <= B && offs[b + 1] > offs[b]) {
+        uint32_t base = offs[1];
+        n = (offs[b + 1] - 1 - base) / T - (offs[b] - base) / T + 1;
+    }
+    item_cnt[b] = n;
+}
+
 /* Blocks of k_items resident per SM: G1 is capped at 128 registers (two 256-thread blocks, 64 bytes of
  * spill), G2's points are twice as large and keep the compiler's choice. */
 template <class F> struct items_min_blocks {
@@ -264,26 +286,35 @@ template <> struct items_min_blocks<fp_t> {
     static const int value = 2;
 };
 
-/* One work item: entries [lo, hi) of one bucket's run, summed into an XYZZ partial. The sign is applied
- * by selecting y or -y before one mixed addition: with an add and a subtract in two branches, a warp whose
- * entries have mixed signs (all of them, for random scalars) ran both additions one after the other, and
- * the kernel ran at 0.35 G additions/s instead of 1.97 (bench/gpu/msm_kernels.cu, docs/design/014). */
+/* One chunk: sorted entries [lo, lo + T) from base = offs[1] (the non-zero digits), summed into an XYZZ
+ * partial per key the chunk meets, each written to that key's item for this chunk. Every thread adds
+ * exactly T points (the last chunk fewer), so no lane of a warp idles while another finishes a longer
+ * run: items cut per bucket (T entries, then the rest) left lanes idle for much of the kernel when
+ * buckets held 2.5 items on average (docs/design/014, fourth session). The sign is applied by selecting
+ * y or -y before one mixed addition: with an add and a subtract in two branches, a warp whose entries
+ * have mixed signs ran both additions one after the other (0.35 G additions/s instead of 1.97). */
 template <class F>
 __global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
-    k_items(const ec_affine<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
-            const uint32_t *__restrict__ offs, const uint32_t *__restrict__ item_off, unsigned B, unsigned T,
-            ec_xyzz<F> *items)
+    k_items(const ec_affine<F> *__restrict__ bases, const uint32_t *__restrict__ keys,
+            const uint32_t *__restrict__ vals, const uint32_t *__restrict__ offs,
+            const uint32_t *__restrict__ item_off, unsigned B, unsigned T, ec_xyzz<F> *items)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= item_off[B + 1])
+    uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t base = offs[1], end = offs[B + 1];
+    if ((size_t)q * T >= (size_t)(end - base))
         return;
-    unsigned b = key_of(t, item_off, B);
-    uint32_t j = t - item_off[b];
-    uint32_t lo = offs[b] + j * T, end = offs[b + 1];
-    uint32_t hi = lo + T < end ? lo + T : end;
+    uint32_t lo = base + q * T;
+    uint32_t hi = end - lo > T ? lo + T : end;
+    uint32_t key = keys[lo];
     ec_xyzz<F> acc;
     ec_xyzz_set_identity(acc);
     for (uint32_t e = lo; e < hi; e++) {
+        uint32_t k = keys[e];
+        if (k != key) {
+            items[item_off[key] + q - (offs[key] - base) / T] = acc;
+            ec_xyzz_set_identity(acc);
+            key = k;
+        }
         uint32_t v = vals[e];
         ec_affine<F> p = bases[v & 0x7fffffffu];
         F y = p.y, ny = f_neg(p.y);
@@ -292,7 +323,7 @@ __global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
         if (!ec_affine_is_identity(p))
             ec_xyzz_madd(acc, p.x, y);
     }
-    items[t] = acc;
+    items[item_off[key] + q - (offs[key] - base) / T] = acc;
 }
 
 /* One fold level: output t of key b (out_off[b] <= t < out_off[b + 1]) is the sum of items
@@ -539,22 +570,22 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
         CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->counts, ws->offs, (int)B + 2, st),
            "cub::DeviceScan::ExclusiveSum (offsets)");
         CU(cudaEventRecord(ws->ev[4], st), "cudaEventRecord");
-        k_item_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->counts, B, T, ws->item_cnt);
-        CU(cudaGetLastError(), "k_item_counts launch");
+        k_chunk_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->offs, B, T, ws->item_cnt);
+        CU(cudaGetLastError(), "k_chunk_counts launch");
         tb = ws->cub_bytes;
         /* item_off[b] = first item of key b; item_off[B + 1] = number of items */
         CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->item_cnt, ws->item_off, (int)B + 2, st),
            "cub::DeviceScan::ExclusiveSum (items)");
-        size_t max_items = (size_t)ceil_div_u(n_tail, T) + B;
-        k_items<F><<<grid_for(max_items), MSM_THREADS, 0, st>>>(bases, vb.Current(), ws->offs, ws->item_off, B, T,
-                                                              (ec_xyzz<F> *)ws->items);
+        size_t chunks = ceil_div_u(n_tail, T), max_items = chunks + B;
+        k_items<F><<<grid_for(chunks), MSM_THREADS, 0, st>>>(bases, kb.Current(), vb.Current(), ws->offs,
+                                                             ws->item_off, B, T, (ec_xyzz<F> *)ws->items);
         CU(cudaGetLastError(), "k_items launch");
         /* Fold: while a bucket may still hold more than FOLD items (one bucket can hold all the entries:
          * equal scalars, or the top window of scalars near r, whose digit is only a carry), its items
          * are summed FOLD at a time in parallel, so no thread adds more than FOLD points in a row. */
         const ec_xyzz<F> *lvl = (const ec_xyzz<F> *)ws->items;
         const uint32_t *lvl_cnt = ws->item_cnt, *lvl_off = ws->item_off;
-        size_t lvl_len = max_items, lvl_max = ceil_div_u(n_tail, T); /* bound on one bucket's items */
+        size_t lvl_len = max_items, lvl_max = chunks + 1; /* bound on one bucket's items */
         int side = 0;
         while (lvl_max > MSM_FOLD) {
             uint32_t *cnt = side ? ws->item_cnt : ws->fold_cnt, *off = side ? ws->item_off : ws->fold_off;

@@ -1,8 +1,9 @@
 /*
  * gputest.h — what the GPU test programs (tests/gpu/*.cu) share: a check on
  * CUDA runtime calls that ends the program with status 2 and the call named,
- * a monotonic clock, a float comparison for medians, and the start every
- * program makes (seed, pool, device check).
+ * a monotonic clock, a float comparison for medians, a host-to-device copy
+ * ordered on a stream, and the start every program makes (seed, pool, device
+ * check).
  */
 #ifndef CUZK_TESTS_GPUTEST_H
 #define CUZK_TESTS_GPUTEST_H
@@ -27,6 +28,16 @@ extern "C" {
             exit(2);                                                                                         \
         }                                                                                                    \
     } while (0)
+
+/* Host-to-device copy that work on `st` may read at once. A plain cudaMemcpy from pageable memory can
+ * return before its last DMA lands, and the legacy stream it runs on does not order a non-blocking
+ * stream's kernels after it: an MSM on such a stream read part of the previous call's scalars
+ * (intermittent wrong sums on the first call with new inputs, the repeat right). */
+static inline cudaError_t h2d(void *dst, const void *src, size_t bytes, cudaStream_t st)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(st);
+}
 
 static inline double now_s(void)
 {

@@ -727,7 +727,7 @@ static void device_run(void (*kernel)(const IN *, OUT *, unsigned), const IN *in
     OUT *dout;
     CUDA_OK(cudaMalloc((void **)&din, n * sizeof *din));
     CUDA_OK(cudaMalloc((void **)&dout, n * sizeof *dout));
-    CUDA_OK(cudaMemcpy(din, in, n * sizeof *din, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(din, in, n * sizeof *din, g_stream));
     CUDA_OK(cudaMemset(dout, 0xff, n * sizeof *dout));
     memset(out, 0x5a, n * sizeof *out);
     double t0 = now_s();
@@ -930,10 +930,10 @@ static void bench_field(const char *name, void (*kernel)(F *, unsigned, const ui
         H::rand(&h[i]);
     F *d;
     CUDA_OK(cudaMalloc((void **)&d, n * sizeof(F)));
-    CUDA_OK(cudaMemcpy(d, h, n * sizeof(F), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(d, h, n * sizeof(F), g_stream));
     float ms = time_median([&] { kernel<<<threads / 256, 256, 0, g_stream>>>(d, iters, dpw); });
     /* the timed runs worked on their own outputs; one more run on the inputs for the check */
-    CUDA_OK(cudaMemcpy(d, h, n * sizeof(F), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(d, h, n * sizeof(F), g_stream));
     kernel<<<threads / 256, 256, 0, g_stream>>>(d, iters, dpw);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaStreamSynchronize(g_stream));
@@ -993,11 +993,11 @@ template <class F> static void bench_madd(const char *name, unsigned iters)
     ec_affine<F> *db;
     CUDA_OK(cudaMalloc((void **)&dacc, threads * sizeof *dacc));
     CUDA_OK(cudaMalloc((void **)&db, threads * sizeof *db));
-    CUDA_OK(cudaMemcpy(db, b, threads * sizeof *db, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dacc, acc, threads * sizeof *dacc, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(db, b, threads * sizeof *db, g_stream));
+    CUDA_OK(h2d(dacc, acc, threads * sizeof *dacc, g_stream));
     float ms = time_median([&] { kernel<<<threads / 128, 128, 0, g_stream>>>(dacc, db, iters); });
     /* the timed runs kept adding; one more run from the inputs for the check */
-    CUDA_OK(cudaMemcpy(dacc, acc, threads * sizeof *dacc, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(dacc, acc, threads * sizeof *dacc, g_stream));
     kernel<<<threads / 128, 128, 0, g_stream>>>(dacc, db, iters);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaStreamSynchronize(g_stream));
@@ -1034,7 +1034,7 @@ static void bench(void)
     const uint32_t pw[12] = FP_P_WORDS;
     uint32_t *dpw;
     CUDA_OK(cudaMalloc((void **)&dpw, sizeof pw));
-    CUDA_OK(cudaMemcpy(dpw, pw, sizeof pw, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(dpw, pw, sizeof pw, g_stream));
     bench_field<fp_t, 2, false>("Fp mul", k_rate_mul<fp_t, 2>, 4096, dpw);
     bench_field<fp_t, 2, false>("Fp mul (p in registers)", k_rate_mul_pw<2>, 4096, dpw);
     bench_field<fp_t, 2, true>("Fp sqr", k_rate_sqr<fp_t, 2>, 4096, dpw);

@@ -248,8 +248,8 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
     typename T::J got, want;
     char err[256] = "";
     memset(&got, 0xa5, sizeof got); /* poison */
-    CUDA_OK(cudaMemcpy(db, b, n * sizeof *b, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dk, k, n * sizeof *k, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(db, b, n * sizeof *b, g_stream));
+    CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
     int rc = T::gpu_msm(&got, db, dk, n, ws, c, NULL, err, sizeof err);
     CHECK(rc == CUZK_OK, "%s %s n=%zu c=%u: rc %d %s", T::name(), what, n, c, rc, err);
     if (rc != CUZK_OK)
@@ -260,7 +260,22 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
     }
     if (n <= ((size_t)1 << 17)) {
         CHECK(T::cpu_msm(&want, b, k, n) == CUZK_OK, "cpu msm");
-        CHECK(T::eq(&got, &want), "%s %s n=%zu c=%u: differs from the CPU MSM", T::name(), what, n, c);
+        bool ok = T::eq(&got, &want);
+        CHECK(ok, "%s %s n=%zu c=%u: differs from the CPU MSM", T::name(), what, n, c);
+        if (!ok) { /* what else fails on the same input: the same call again, then every window width */
+            typename T::J again;
+            cuzk_gpu_msm_stats st;
+            rc = T::gpu_msm(&again, db, dk, n, ws, c, &st, err, sizeof err);
+            fprintf(stderr, "  again: %s (tail %zu, c %u, W %u)\n",
+                    rc                     ? err
+                    : T::eq(&again, &want) ? "right"
+                                           : "wrong",
+                    st.n_tail, st.window, st.windows);
+            for (unsigned w = 2; w <= 20; w++) {
+                rc = T::gpu_msm(&again, db, dk, n, ws, w, &st, err, sizeof err);
+                fprintf(stderr, "  c=%u: %s\n", w, rc ? err : T::eq(&again, &want) ? "right" : "wrong");
+            }
+        }
     }
 }
 
@@ -319,8 +334,8 @@ template <int G> static void check_group(const size_t *sizes, size_t nsizes)
         make_scalars(k, 1000, SH_UNIFORM);
         for (size_t i = 1; i < 1000; i += 2)
             cuzk_fr_neg(&k[i], &k[i - 1]);
-        CUDA_OK(cudaMemcpy(db, b2, 1000 * sizeof *b2, cudaMemcpyHostToDevice));
-        CUDA_OK(cudaMemcpy(dk, k, 1000 * sizeof *k, cudaMemcpyHostToDevice));
+        CUDA_OK(h2d(db, b2, 1000 * sizeof *b2, g_stream));
+        CUDA_OK(h2d(dk, k, 1000 * sizeof *k, g_stream));
         typename T::J got, id;
         memset(&id, 0, sizeof id);
         rc = T::gpu_msm(&got, db, dk, 1000, ws, 0, NULL, err, sizeof err);
@@ -378,7 +393,7 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
     double t_gen = now_s() - t0;
     CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
     CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
-    CUDA_OK(cudaMemcpy(db, b, n * sizeof *b, cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(db, b, n * sizeof *b, g_stream));
     cuzk_gpu_msm *ws = NULL;
     if (cuzk_gpu_msm_new(&ws, T::group, n, err, sizeof err) != CUZK_OK) {
         fprintf(stderr, "workspace at 2^%u: %s\n", lg, err);
@@ -389,7 +404,7 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
     for (int si = 0; si < nshapes; si++) {
         int sh = shapes[si];
         make_scalars(k, n, sh);
-        CUDA_OK(cudaMemcpy(dk, k, n * sizeof *k, cudaMemcpyHostToDevice));
+        CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
         typename T::J got, want;
         cuzk_gpu_msm_stats st;
         float tot[5], wall[5];

@@ -202,8 +202,8 @@ static void check_field_device(void)
     CUDA_OK(cudaMalloc((void **)&da, n * sizeof(fr_t)));
     CUDA_OK(cudaMalloc((void **)&db, n * sizeof(fr_t)));
     CUDA_OK(cudaMalloc((void **)&dout, 4 * (size_t)n * sizeof(fr_t)));
-    CUDA_OK(cudaMemcpy(da, a, n * sizeof(fr_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(db, b, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(da, a, n * sizeof(fr_t), g_stream));
+    CUDA_OK(h2d(db, b, n * sizeof(fr_t), g_stream));
     CUDA_OK(cudaMemset(dout, 0xff, 4 * (size_t)n * sizeof(fr_t)));
     memset(out, 0x5a, 4 * (size_t)n * sizeof *out);
     k_field<<<(n + 255) / 256, 256, 0, g_stream>>>(da, db, dout, n);
@@ -258,8 +258,8 @@ static cuzk_fr *dev_data(dev_vec *v)
 /* Writes the guard pattern just outside [0, n). */
 static void guards_set(dev_vec *v, size_t n)
 {
-    CUDA_OK(cudaMemcpy(v->base, v->guard_ref, GUARD * sizeof(fr_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(v->base + GUARD + n, v->guard_ref, GUARD * sizeof(fr_t), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(v->base, v->guard_ref, GUARD * sizeof(fr_t), g_stream));
+    CUDA_OK(h2d(v->base + GUARD + n, v->guard_ref, GUARD * sizeof(fr_t), g_stream));
 }
 
 static bool guards_intact(dev_vec *v, size_t n)
@@ -290,7 +290,7 @@ static bool gpu_transform(dev_vec *v, const cuzk_ntt_domain *d, const cuzk_fr *i
 {
     size_t n = d->n;
     guards_set(v, n);
-    CUDA_OK(cudaMemcpy(dev_data(v), in, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(dev_data(v), in, n * sizeof(cuzk_fr), g_stream));
     bool ok = gpu_run(v, d, dir, ord, coset);
     memset(got, 0xff, n * sizeof(cuzk_fr));
     CUDA_OK(cudaMemcpy(got, dev_data(v), n * sizeof(cuzk_fr), cudaMemcpyDeviceToHost));
@@ -401,7 +401,7 @@ static void check_large(dev_vec *v, unsigned lg)
         for (int coset = 0; coset < 2; coset++)
             for (int p = 0; p < 3; p++) {
                 guards_set(v, n);
-                CUDA_OK(cudaMemcpy(dev_data(v), in, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice));
+                CUDA_OK(h2d(dev_data(v), in, n * sizeof(cuzk_fr), g_stream));
                 gpu_run(v, &d, CUZK_NTT_FORWARD, (cuzk_ntt_order)pairs[p].fwd, coset);
                 gpu_run(v, &d, CUZK_NTT_INVERSE, (cuzk_ntt_order)pairs[p].inv, coset);
                 memset(got, 0xff, n * sizeof *got);
@@ -678,7 +678,7 @@ static void bench_mulrate(void)
     CUDA_OK(cudaEventCreate(&b));
     rwords rp = {{FR_R0, FR_R1, FR_R2, FR_R3, FR_R4, FR_R5, FR_R6, FR_R7}};
     for (size_t v = 0; v < sizeof runs / sizeof runs[0]; v++) {
-        CUDA_OK(cudaMemcpy(d, h, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+        CUDA_OK(h2d(d, h, n * sizeof(fr_t), g_stream));
         float ms[7];
         for (int r = 0; r < 8; r++) {
             CUDA_OK(cudaEventRecord(a, g_stream));
@@ -769,7 +769,7 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "domain: %s\n", err);
             return 1;
         }
-        CUDA_OK(cudaMemcpy(d, h, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+        CUDA_OK(h2d(d, h, n * sizeof(fr_t), g_stream));
         for (size_t vi = 0; vi < NVARIANTS; vi++) {
             const variant *var = &variants[vi];
             float ms[BENCH_RUNS];
@@ -839,7 +839,7 @@ static int cmd_once(int argc, char **argv)
     rand_fill(h, n);
     fr_t *d;
     CUDA_OK(cudaMalloc((void **)&d, n * sizeof(fr_t)));
-    CUDA_OK(cudaMemcpy(d, h, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+    CUDA_OK(h2d(d, h, n * sizeof(fr_t), g_stream));
     cuzk_ntt_domain dom;
     char err[256];
     if (cuzk_ntt_domain_init(&dom, lg, CUZK_NTT_BELLPERSON, err, sizeof err) != CUZK_OK)
