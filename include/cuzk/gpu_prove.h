@@ -98,9 +98,22 @@ int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out, co
 struct cuzk_engine_backend;
 const struct cuzk_engine_backend *cuzk_engine_backend_gpu(void);
 
+/* Where the G2 MSM (B2) starts relative to the G1 work of the same proof: not beside it (after B1, on
+ * the prover's stream), after H's MSM (on a second stream, beside L, A and B1), or as soon as the B
+ * scalars are on the device (beside the transforms and every G1 MSM; the default: a full PoRep-shaped
+ * partition's device time 1826 / 1777 / 1760 ms without its upload, docs/design/014). A tuning knob for
+ * benchmarks; every mode gives the same proof. */
+typedef enum {
+    CUZK_GPU_OVERLAP_NONE = 0,
+    CUZK_GPU_OVERLAP_AFTER_H = 1,
+    CUZK_GPU_OVERLAP_EVAL = 2,
+} cuzk_gpu_overlap;
+void cuzk_gpu_prover_set_overlap(cuzk_gpu_prover *p, cuzk_gpu_overlap mode);
+
 /* Milliseconds of the last proof's device stages (CUDA events), for reports: upload (a, b, c, or z with
- * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline, the
- * five MSMs (with device evaluation msm_a and msm_b1 include their gathers), total. */
+ * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline
+ * (with the B scalars' gather or upload), the five MSMs (with device evaluation msm_a includes its
+ * gather; msm_b2 is B2's own span, concurrent with others unless the overlap is NONE), total. */
 typedef struct {
     float upload, eval, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;
 } cuzk_gpu_prove_times;

@@ -19,8 +19,16 @@
  * extra synchronisation), the L scalars are z's aux part where it lies, and
  * the A and B scalars are gathered by the key's index lists into the scalar
  * buffer just before their MSMs.
+ *
+ * The B scalars have their own buffer (gathered or uploaded right after the
+ * evaluation), read by B1 and B2, so the G2 MSM (B2) can run beside the G1
+ * ones: a helper thread runs it on a second stream from a chosen point
+ * (cuzk_gpu_prover_set_overlap: from the evaluation on by default, or after
+ * H's MSM, or not at all), and the two streams meet before the proof's end
+ * event.
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,17 +51,35 @@ struct cuzk_gpu_pk {
     cuzk_g2_affine *b2;
 };
 
-enum { EV_START, EV_UPLOADED, EV_EVAL, EV_H, EV_MSM_H, EV_MSM_L, EV_MSM_A, EV_MSM_B1, EV_MSM_B2, EV_COUNT };
+/* EV_B2 (B2's start) and EV_MSM_B2 are recorded on the stream B2 runs on, the others on the prover's. */
+enum {
+    EV_START,
+    EV_UPLOADED,
+    EV_EVAL,
+    EV_H,
+    EV_MSM_H,
+    EV_MSM_L,
+    EV_MSM_A,
+    EV_MSM_B1,
+    EV_B2,
+    EV_MSM_B2,
+    EV_END,
+    EV_B2_AFTER, /* the prover's stream at the point B2 starts beside it */
+    EV_COUNT
+};
 
 struct cuzk_gpu_prover {
     const cuzk_gpu_pk *gpk;
     size_t m, n_sc;
     cuzk_fr *a, *b, *c, *sc;
+    cuzk_fr *sb; /* the B scalars (n_b), read by B1 and B2 */
     cuzk_fr *z; /* device evaluation: the witness (z_cap values), allocated on first use */
     size_t z_cap;
     unsigned long long *bad; /* device evaluation: the check's first failing row */
     cuzk_gpu_msm *g1, *g2;
-    cudaStream_t st;
+    int dev;              /* the device the prover was made on (the side thread selects it) */
+    cudaStream_t st, st2; /* the prover's stream; the side stream (B2) */
+    int overlap;          /* cuzk_gpu_overlap: where B2 starts */
     cudaEvent_t ev[EV_COUNT];
     cuzk_gpu_prove_times times;
 };
@@ -119,7 +145,7 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
 extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
 {
     size_t m = pk->n_h + 1, n_sc = max2(1, max2(pk->n_l, max2(pk->n_a, pk->n_b)));
-    return (3 * m + n_sc) * sizeof(cuzk_fr) +
+    return (3 * m + n_sc + max2(1, pk->n_b)) * sizeof(cuzk_fr) +
            cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, prover_g1_n(pk->n_h, pk->n_l, pk->n_a, pk->n_b)) +
            cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, pk->n_b));
 }
@@ -128,8 +154,8 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
 {
     if (!p)
         return;
-    void *ptrs[] = {p->a, p->b, p->c, p->sc, p->z, p->bad};
-    for (int i = 0; i < 6; i++)
+    void *ptrs[] = {p->a, p->b, p->c, p->sc, p->sb, p->z, p->bad};
+    for (int i = 0; i < 7; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
     cuzk_gpu_msm_free(p->g1);
@@ -139,6 +165,8 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
             cudaEventDestroy(p->ev[i]);
     if (p->st)
         cudaStreamDestroy(p->st);
+    if (p->st2)
+        cudaStreamDestroy(p->st2);
     free(p);
 }
 
@@ -149,13 +177,16 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     CU(cudaMalloc((void **)&p->b, p->m * sizeof(cuzk_fr)), "cudaMalloc of b");
     CU(cudaMalloc((void **)&p->c, p->m * sizeof(cuzk_fr)), "cudaMalloc of c");
     CU(cudaMalloc((void **)&p->sc, p->n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
+    CU(cudaMalloc((void **)&p->sb, max2(1, g->n_b) * sizeof(cuzk_fr)), "cudaMalloc of the B scalars");
     CU(cudaMalloc((void **)&p->bad, sizeof *p->bad), "cudaMalloc of the check's row");
     int rc = cuzk_gpu_msm_new(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), err, errlen);
     if (!rc)
         rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, g->n_b), err, errlen);
     if (rc)
         return rc;
+    CU(cudaGetDevice(&p->dev), "cudaGetDevice");
     CU(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking), "cudaStreamCreate");
+    CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking), "cudaStreamCreate (side)");
     for (int i = 0; i < EV_COUNT; i++)
         CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
     return CUZK_OK;
@@ -170,6 +201,7 @@ extern "C" int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk
     if (!p)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
     p->gpk = gpk;
+    p->overlap = CUZK_GPU_OVERLAP_EVAL;
     p->m = gpk->n_h + 1;
     p->n_sc = max2(1, max2(gpk->n_l, max2(gpk->n_a, gpk->n_b)));
     int rc = prover_alloc(p, err, errlen);
@@ -188,7 +220,8 @@ extern "C" void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_t
 
 /* ---- the heavy middle ------------------------------------------------------------------ */
 
-/* The stage times of the proof whose events were just recorded (after EV_MSM_B2 completed). */
+/* The stage times of the proof whose events were just recorded (after EV_END completed). msm_b2 is B2's
+ * own span, which overlaps the others' unless the overlap is CUZK_GPU_OVERLAP_NONE. */
 static void record_times(cuzk_gpu_prover *p)
 {
     cuzk_gpu_prove_times *t = &p->times;
@@ -199,8 +232,8 @@ static void record_times(cuzk_gpu_prover *p)
     cudaEventElapsedTime(&t->msm_l, p->ev[EV_MSM_H], p->ev[EV_MSM_L]);
     cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
     cudaEventElapsedTime(&t->msm_b1, p->ev[EV_MSM_A], p->ev[EV_MSM_B1]);
-    cudaEventElapsedTime(&t->msm_b2, p->ev[EV_MSM_B1], p->ev[EV_MSM_B2]);
-    cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_MSM_B2]);
+    cudaEventElapsedTime(&t->msm_b2, p->ev[EV_B2], p->ev[EV_MSM_B2]);
+    cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_END]);
 }
 
 /* c = a·b */
@@ -255,6 +288,85 @@ static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
                                p->st, NULL, err, errlen);
     return cuzk_gpu_g1_msm((cuzk_g1 *)a->out, (const cuzk_g1_affine *)a->bases, a->scalars, a->n, p->g1, 0,
                            p->st, NULL, err, errlen);
+}
+
+/* ---- B2 beside the G1 MSMs ------------------------------------------------------------------ */
+
+extern "C" void cuzk_gpu_prover_set_overlap(cuzk_gpu_prover *p, cuzk_gpu_overlap mode)
+{
+    p->overlap = mode;
+}
+
+typedef struct {
+    cuzk_gpu_prover *p;
+    const cuzk_fr *scalars; /* the B scalars on the device */
+    cuzk_g2 *out;
+    pthread_t th;
+    bool started, done;
+    int rc;
+    char err[256];
+} side_job;
+
+/* B2 on `st` once the prover's event `after` has passed: EV_B2, the G2 MSM, EV_MSM_B2. */
+static int b2_run(side_job *j, cudaStream_t st, int after, char *err, size_t errlen)
+{
+    cuzk_gpu_prover *p = j->p;
+    if (after >= 0)
+        CU(cudaStreamWaitEvent(st, p->ev[after], 0), "cudaStreamWaitEvent (B2)");
+    CU(cudaEventRecord(p->ev[EV_B2], st), "cudaEventRecord");
+    int rc = cuzk_gpu_g2_msm(j->out, p->gpk->b2, j->scalars, p->gpk->n_b, p->g2, 0, st, NULL, err, errlen);
+    if (rc)
+        return rc;
+    CU(cudaEventRecord(p->ev[EV_MSM_B2], st), "cudaEventRecord");
+    return CUZK_OK;
+}
+
+static void *side_main(void *arg)
+{
+    side_job *j = (side_job *)arg;
+    cudaError_t e = cudaSetDevice(j->p->dev);
+    j->rc = e != cudaSuccess ? cuda_fail(j->err, sizeof j->err, "cudaSetDevice (B2)", e)
+                             : b2_run(j, j->p->st2, EV_B2_AFTER, j->err, sizeof j->err);
+    return NULL;
+}
+
+/* At the point `at` of the prover's stream (an event just recorded there): when the prover's overlap
+ * starts B2 there, B2 goes to the side stream on a helper thread (or runs here if no thread can be
+ * made). The side stream waits for EV_B2_AFTER, which the caller has just recorded. */
+static void side_point(side_job *j, cuzk_gpu_overlap at)
+{
+    if (j->started || j->done || j->p->overlap != (int)at)
+        return;
+    cudaEventRecord(j->p->ev[EV_B2_AFTER], j->p->st);
+    j->started = pthread_create(&j->th, NULL, side_main, j) == 0;
+    if (!j->started) {
+        side_main(j);
+        j->done = true;
+    }
+}
+
+/* After the G1 MSMs: B2 here on the prover's stream if it has not started, else the helper joined and
+ * its stream joined into the prover's; then EV_END, waited for. The first error wins (main's rc if set). */
+static int side_finish(side_job *j, int rc, char *err, size_t errlen)
+{
+    if (j->started)
+        pthread_join(j->th, NULL);
+    bool beside = j->started || j->done;
+    j->started = false;
+    if (rc)
+        return rc;
+    if (beside && j->rc)
+        return cuzk_fail(err, errlen, j->rc, "%s", j->err);
+    if (!beside && (rc = b2_run(j, j->p->st, -1, err, errlen)))
+        return rc;
+    cudaError_t e = beside ? cudaStreamWaitEvent(j->p->st, j->p->ev[EV_MSM_B2], 0) : cudaSuccess;
+    if (e == cudaSuccess)
+        e = cudaEventRecord(j->p->ev[EV_END], j->p->st);
+    if (e == cudaSuccess)
+        e = cudaEventSynchronize(j->p->ev[EV_END]);
+    if (e != cudaSuccess)
+        return cuda_fail(err, errlen, "joining B2's stream", e);
+    return CUZK_OK;
 }
 
 /* Uploads n host scalars into the prover's scalar buffer. */
@@ -319,6 +431,9 @@ static int gather_scalars(cuzk_gpu_prover *p, const uint32_t *idx, size_t n, cha
     return eval_gather(p->z, idx, n, p->sc, p->st, err, errlen);
 }
 
+static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_heavy_in *in,
+                           prove_heavy_out *o, side_job *side, char *err, size_t errlen);
+
 static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cuzk_pool *pool, char *err,
                      size_t errlen)
 {
@@ -363,9 +478,41 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     if (!gcs)
         CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
     CU(cudaEventRecord(p->ev[EV_EVAL], st), "cudaEventRecord");
+    /* the B scalars, for B1 and B2 */
+    if (gcs) {
+        if ((rc = eval_gather(p->z, gcs->ib, g->n_b, p->sb, st, err, errlen)))
+            return rc;
+    } else if (g->n_b)
+        CU(cudaMemcpyAsync(p->sb, in->sb, g->n_b * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st),
+           "upload of the B scalars");
+    side_job side = {};
+    side.p = p;
+    side.scalars = p->sb;
+    side.out = (cuzk_g2 *)&o->b2;
+    side_point(&side, CUZK_GPU_OVERLAP_EVAL);
+    rc = bellperson_main(p, gcs, in, o, &side, err, errlen);
+    if ((rc = side_finish(&side, rc, err, errlen)))
+        return rc;
+    record_times(p);
+    if (gcs) {
+        unsigned long long bad = 0;
+        CU(cudaMemcpy(&bad, p->bad, sizeof bad, cudaMemcpyDeviceToHost), "read-back of the check's row");
+        if (bad != ~0ULL)
+            return cuzk_fail(err, errlen, CUZK_EUNSAT,
+                             "prove: the witness does not satisfy constraint %llu (A·z · B·z != C·z)", bad);
+    }
+    return CUZK_OK;
+}
 
+/* The prover's stream after the B scalars: H, then the G1 MSMs. */
+static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_heavy_in *in,
+                           prove_heavy_out *o, side_job *side, char *err, size_t errlen)
+{
+    const cuzk_gpu_pk *g = p->gpk;
+    cudaStream_t st = p->st;
+    size_t m = in->m;
     cuzk_ntt_domain d;
-    rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
+    int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
     if (rc)
         return rc;
     if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
@@ -383,34 +530,22 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
         return rc;
     CU(cudaEventRecord(p->ev[EV_H], st), "cudaEventRecord");
 
-    /* H (scalars already on the device), then L, A, B1, B2; with device evaluation the L scalars are z's
-     * aux part and the A and B scalars are gathered on the device */
+    /* H (scalars already on the device), then L, A, B1 (B2 is on the side stream); with device
+     * evaluation the L scalars are z's aux part and the A scalars are gathered on the device */
     msm_arg mh = {g->h, p->a, m - 1, false, &o->h};
     msm_arg ml = {g->l, gcs ? p->z + in->ni : p->sc, g->n_l, false, &o->l};
     msm_arg ma = {g->a, p->sc, g->n_a, false, &o->a};
-    msm_arg mb1 = {g->b1, p->sc, g->n_b, false, &o->b1};
-    msm_arg mb2 = {g->b2, p->sc, g->n_b, true, &o->b2};
-    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
-        (rc = gcs ? CUZK_OK : put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
+    msm_arg mb1 = {g->b1, p->sb, g->n_b, false, &o->b1};
+    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)))
+        return rc;
+    side_point(side, CUZK_GPU_OVERLAP_AFTER_H);
+    if ((rc = gcs ? CUZK_OK : put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
         (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen)
                   : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
-        (rc = gcs ? gather_scalars(p, gcs->ib, g->n_b, err, errlen)
-                  : put_scalars(p, in->sb, g->n_b, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
+        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)))
         return rc;
-    CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
-    record_times(p);
-    if (gcs) {
-        unsigned long long bad = 0;
-        CU(cudaMemcpy(&bad, p->bad, sizeof bad, cudaMemcpyDeviceToHost), "read-back of the check's row");
-        if (bad != ~0ULL)
-            return cuzk_fail(err, errlen, CUZK_EUNSAT,
-                             "prove: the witness does not satisfy constraint %llu (A·z · B·z != C·z)", bad);
-    }
-    return CUZK_OK;
+    return gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen);
 }
 
 extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk,
@@ -468,6 +603,9 @@ extern "C" int cuzk_gpu_zkey_load(cuzk_gpu_pk **out, const cuzk_snarkjs_zkey *zk
 /* Steps 2-5 of the snarkjs prover on the device: a, b up, c = a·b, the odd-coset transform of the three,
  * h = a·b − c in place of a, then the H MSM and, with the witness uploaded once, A, B1, B2 over every
  * value and C over the private ones. */
+static int zkey_main(cuzk_gpu_prover *p, const prove_zkey_in *in, prove_zkey_out *o, side_job *side,
+                     char *err, size_t errlen);
+
 static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o, cuzk_pool *pool, char *err,
                           size_t errlen)
 {
@@ -492,6 +630,26 @@ static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
     k_product<<<blocks, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->c, n);
     CU(cudaGetLastError(), "k_product launch");
     CU(cudaEventRecord(p->ev[EV_EVAL], st), "cudaEventRecord");
+    side_job side = {};
+    side.p = p;
+    side.scalars = p->sc; /* B2 over every value: w, uploaded above */
+    side.out = (cuzk_g2 *)&o->b2;
+    side_point(&side, CUZK_GPU_OVERLAP_EVAL);
+    int rc = zkey_main(p, in, o, &side, err, errlen);
+    if ((rc = side_finish(&side, rc, err, errlen)))
+        return rc;
+    record_times(p);
+    return CUZK_OK;
+}
+
+/* The prover's stream after EV_EVAL: the odd-coset transforms, h, then the G1 MSMs. */
+static int zkey_main(cuzk_gpu_prover *p, const prove_zkey_in *in, prove_zkey_out *o, side_job *side,
+                     char *err, size_t errlen)
+{
+    const cuzk_gpu_pk *g = p->gpk;
+    size_t n = in->n, nv = in->zk->n_vars, npub = (size_t)in->zk->n_public + 1;
+    cudaStream_t st = p->st;
+    unsigned blocks = (unsigned)((n + PROVE_THREADS - 1) / PROVE_THREADS);
     cuzk_ntt_domain d;
     int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_SNARKJS, err, errlen);
     if (rc)
@@ -512,15 +670,13 @@ static int gpu_zkey_heavy(void *ctx, const prove_zkey_in *in, prove_zkey_out *o,
     msm_arg mc = {g->l, p->sc + npub, nv - npub, false, &o->c};
     msm_arg ma = {g->a, p->sc, nv, false, &o->a};
     msm_arg mb1 = {g->b1, p->sc, nv, false, &o->b1};
-    msm_arg mb2 = {g->b2, p->sc, nv, true, &o->b2};
-    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &mc, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_B2, run_msm, &mb2, err, errlen)))
+    if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)))
         return rc;
-    CU(cudaEventSynchronize(p->ev[EV_MSM_B2]), "cudaEventSynchronize");
-    record_times(p);
+    side_point(side, CUZK_GPU_OVERLAP_AFTER_H);
+    if ((rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &mc, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)))
+        return rc;
     return CUZK_OK;
 }
 

@@ -151,6 +151,8 @@ static void check_loaded(circuit &c, const char *what)
         }
         cuzk_groth16_proof cpu, gpu;
         memset(&gpu, 0x5a, sizeof gpu); /* poison */
+        /* every place of B2 (none, after H, from the evaluation) with either evaluation over the 6 rounds */
+        cuzk_gpu_prover_set_overlap(c.pr, (cuzk_gpu_overlap)(round % 3));
         int rc1 = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "cpu prove %zu rows: %s", nc, err);
         int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, &r, &s, NULL, g_pool, err,
@@ -162,8 +164,8 @@ static void check_loaded(circuit &c, const char *what)
             cuzk_groth16_proof_to_bytes(bg, &gpu);
             CHECK(memcmp(bc, bg, sizeof bc) == 0 && proof_eq(&cpu, &gpu),
                   "gpu proof bytes differ from the cpu's (%s, %zu inputs, %zu aux, %zu rows, %s evaluation, "
-                  "round %d)",
-                  what, ni, na, nc, gcs ? "device" : "host", round);
+                  "B2 overlap %d, round %d)",
+                  what, ni, na, nc, gcs ? "device" : "host", round % 3, round);
             /* independent verification of the GPU proof */
             cuzk_groth16_pvk pvk;
             int v = cuzk_groth16_prepare(&pvk, &c.pk.vk, err, sizeof err);
@@ -173,6 +175,7 @@ static void check_loaded(circuit &c, const char *what)
             }
         }
     }
+    cuzk_gpu_prover_set_overlap(c.pr, CUZK_GPU_OVERLAP_AFTER_H);
     /* a broken witness is refused with the row, by either evaluation; the last variable and a random one */
     if (nc > 3) {
         cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
@@ -233,6 +236,7 @@ static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w
         cuzk_groth16_proof cpu, gpu;
         memset(&gpu, 0x5a, sizeof gpu);
         memset(pub_g, 0x5a, np * sizeof(cuzk_fr));
+        cuzk_gpu_prover_set_overlap(pr, (cuzk_gpu_overlap)(round % 3));
         int rc1 = cuzk_groth16_prove_zkey_ex(&cpu, pub_c, zk, w, n_w, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
         int rc2 = cuzk_gpu_groth16_prove_zkey(&gpu, pub_g, zk, gpk, pr, w, n_w, &r, &s, NULL, g_pool, err,
@@ -242,8 +246,9 @@ static void check_zkey(const cuzk_snarkjs_zkey *zk, const cuzk_fr *w, size_t n_w
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
-            CHECK(memcmp(bc, bg, sizeof bc) == 0, "%s: gpu zkey proof bytes differ from the cpu's (round %d)",
-                  what, round);
+            CHECK(memcmp(bc, bg, sizeof bc) == 0,
+                  "%s: gpu zkey proof bytes differ from the cpu's (B2 overlap %d, round %d)", what, round % 3,
+                  round);
             CHECK(memcmp(pub_c, pub_g, zk->n_public * sizeof(cuzk_fr)) == 0, "%s: public values differ",
                   what);
         }
@@ -462,7 +467,15 @@ static int cmd_bench_porep(unsigned lg)
     char label[32];
     snprintf(label, sizeof label, "porep 2^%d", (int)lg - 27);
     bench_header();
-    bench_rows(c, c.gcs, 3, label);
+    /* B2 after B1, after H's MSM (the default), from the evaluation on */
+    static const char *const where[3] = {"B2 after B1", "B2 after H", "B2 from eval"};
+    for (int o = 0; o < 3; o++) {
+        char l2[64];
+        snprintf(l2, sizeof l2, "%s, %s", label, where[o]);
+        cuzk_gpu_prover_set_overlap(c.pr, (cuzk_gpu_overlap)o);
+        if (bench_rows(c, c.gcs, 3, l2) != CUZK_OK)
+            break;
+    }
     circuit_free(&c);
     return test_finish("test_gpu_prove bench-porep");
 }
