@@ -2,15 +2,18 @@
  * common.c — status-code names and the error-buffer helper declared in
  * cuzk/common.h. Kept tiny: every module reports failures through it so the
  * message format is uniform ("module: what went wrong"), and the one source of
- * randomness (getrandom) used for r, s, toxic waste and batch weights.
+ * randomness (getrandom) used for r, s, toxic waste and batch weights; and the
+ * list of temporary output files a fatal signal removes.
  */
 #include "cuzk/common.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 const char *cuzk_strerror(int code)
 {
@@ -57,4 +60,40 @@ int cuzk_random_bytes(void *buf, size_t n)
         n -= (size_t)got;
     }
     return CUZK_OK;
+}
+
+#define CUZK_MAX_TEMPS 8
+
+static char *volatile temps[CUZK_MAX_TEMPS];
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < CUZK_MAX_TEMPS; i++)
+        if (temps[i])
+            unlink(temps[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cuzk_temp_track(char *path)
+{
+    static volatile sig_atomic_t handlers;
+    if (!handlers) {
+        signal(SIGINT, on_fatal_signal);
+        signal(SIGTERM, on_fatal_signal);
+        signal(SIGHUP, on_fatal_signal);
+        handlers = 1;
+    }
+    for (int i = 0; i < CUZK_MAX_TEMPS; i++)
+        if (!temps[i]) {
+            temps[i] = path;
+            return;
+        }
+}
+
+void cuzk_temp_untrack(const char *path)
+{
+    for (int i = 0; i < CUZK_MAX_TEMPS; i++)
+        if (temps[i] == path)
+            temps[i] = NULL;
 }

@@ -8,7 +8,8 @@
 # (--proofs-out) are the same bytes whatever --witness-threads or --eval, and differ for another
 # seed; `sweep` prints one table row per combination (the CSV the same rows, a TIMELINE per
 # combination), skips j > c, reports a failing combination in its row and exits 1, and refuses bad
-# lists; `timeline report` (when built in) reads the batch's timeline.
+# lists; `timeline report` (when built in) reads the batch's timeline; SIGTERM removes the temporary
+# proofs file.
 # Usage: bash tests/cli/test_cli_bench.sh <build-dir>
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -133,6 +134,18 @@ mkdir "$TMP/po"
 run "$BENCH" single "${TINY[@]}" --budget 1K --proofs-out "$TMP/po/p.bin"
 expect_fail "--proofs-out of a failing run"
 expect_empty_dir "$TMP/po" "--proofs-out: a failing run leaves no file"
+# SIGTERM while the proofs file is still temporary: the process dies of the signal, nothing is left
+mkdir "$TMP/sig"
+"$BENCH" batch -c 400 -j 2 "${TINY[@]}" --proofs-out "$TMP/sig/p.bin" >/dev/null 2>&1 &
+BPID=$!
+for _ in $(seq 100); do ls "$TMP"/sig/p.bin.tmp.* >/dev/null 2>&1 && break; sleep 0.05; done
+ls "$TMP"/sig/p.bin.tmp.* >/dev/null 2>&1 && pass "--proofs-out: the temporary file exists while running" ||
+    fail "--proofs-out: no temporary file seen while running"
+kill -TERM "$BPID"
+BRC=0
+wait "$BPID" || BRC=$?
+[ "$BRC" -eq 143 ] && pass "SIGTERM: cuzk-bench dies of the signal (143)" || fail "SIGTERM: exit $BRC, expected 143"
+expect_empty_dir "$TMP/sig" "SIGTERM: the temporary proofs file is removed"
 run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
 expect_fail "--proofs-out into a missing directory"
 grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||

@@ -91,6 +91,7 @@ int bench_out_open(bench_out *out, const char *path)
         out->tmp = NULL;
         return BENCH_FAIL;
     }
+    cuzk_temp_track(out->tmp);
     return BENCH_OK;
 }
 
@@ -115,6 +116,7 @@ int bench_out_commit(bench_out *out)
         bench_out_abort(out);
         return BENCH_FAIL;
     }
+    cuzk_temp_untrack(out->tmp);
     free(out->tmp);
     out->tmp = NULL;
     return BENCH_OK;
@@ -125,8 +127,10 @@ void bench_out_abort(bench_out *out)
     if (out->f)
         fclose(out->f);
     out->f = NULL;
-    if (out->tmp)
+    if (out->tmp) {
         unlink(out->tmp);
+        cuzk_temp_untrack(out->tmp);
+    }
     free(out->tmp);
     out->tmp = NULL;
 }

@@ -4,10 +4,10 @@
  * atomic output files.
  *
  * Atomic outputs. cli_out_open creates `<path>.tmp.<pid>` with O_EXCL and
- * records its name in a small table that a signal handler reads: SIGINT,
- * SIGTERM and SIGHUP unlink every temporary file still listed (unlink is
- * async-signal-safe) and then re-raise the signal with its default action.
- * This table is the only mutable global state of the program. Commit is
+ * records its name in the library's temporary-file table (cuzk_temp_track):
+ * SIGINT, SIGTERM and SIGHUP unlink every temporary file still listed (unlink
+ * is async-signal-safe) and then re-raise the signal with its default action.
+ * cuzk-bench's outputs use the same table. Commit is
  * fsync + close + rename; abort is close + unlink. The temporary file sits in
  * the destination's directory, so the rename never crosses file systems.
  */
@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,42 +213,6 @@ cuzk_pool *cli_pool_new(const cli_args *a)
 
 /* ---- atomic outputs ------------------------------------------------------------------- */
 
-#define MAX_TEMPS 8
-
-static char *volatile temps[MAX_TEMPS];
-
-static void on_signal(int sig)
-{
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (temps[i])
-            unlink(temps[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void temps_add(char *tmp)
-{
-    static int handlers;
-    if (!handlers) {
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
-        handlers = 1;
-    }
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (!temps[i]) {
-            temps[i] = tmp;
-            return;
-        }
-}
-
-static void temps_remove(const char *tmp)
-{
-    for (int i = 0; i < MAX_TEMPS; i++)
-        if (temps[i] == tmp)
-            temps[i] = NULL;
-}
-
 static char *temp_name(const char *path)
 {
     size_t n = strlen(path) + 32;
@@ -288,7 +251,7 @@ int cli_out_open(cli_out *o, const char *path)
         return -1;
     }
     o->tmp = tmp;
-    temps_add(tmp);
+    cuzk_temp_track(tmp);
     return 0;
 }
 
@@ -324,7 +287,7 @@ int cli_out_commit(cli_out *o)
         cli_out_abort(o);
         return -1;
     }
-    temps_remove(o->tmp);
+    cuzk_temp_untrack(o->tmp);
     free(o->tmp);
     o->tmp = NULL;
     return 0;
@@ -337,7 +300,7 @@ void cli_out_abort(cli_out *o)
     o->fd = -1;
     if (o->tmp) {
         unlink(o->tmp);
-        temps_remove(o->tmp);
+        cuzk_temp_untrack(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
     }
