@@ -49,6 +49,17 @@ size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk);
 int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen);
 void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
 
+/* A key whose query vectors are NOT copied to the device: they are page-locked where they are (pk's host
+ * vectors, which must outlive the returned object and stay unchanged) and every MSM streams its bases
+ * through two staging buffers of the prover (cudaMalloc'ed by cuzk_gpu_prover_new, stage_bytes each;
+ * 0 = the largest vector's size up to CUZK_GPU_STAGE_BYTES), the copy of one segment beside the MSM of
+ * the one before. For keys that do not fit in device memory; proofs are the same as with a resident key.
+ * B2 then runs after B1 whatever the prover's overlap. Device bytes: none here, 2 · stage_bytes more
+ * per prover. Load time (page-locking tens of GB takes seconds). */
+#define CUZK_GPU_STAGE_BYTES ((size_t)4 << 30)
+int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
+                              char *err, size_t errlen);
+
 /* Device bytes the resident circuit takes (an upper bound: the index lists are counted at full length). */
 size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs);
 

@@ -4,7 +4,9 @@
  * Device state lives at two levels. Per (proving key, device): the resident
  * key (cuzk_gpu_pk, uploaded on the first partition of that key on that
  * device) and one cuzk_gpu_prover per GPU worker of the device, created on
- * the worker's first partition of the key and reused after. Both are kept in
+ * the worker's first partition of the key and reused after; a key that does
+ * not fit in device memory is streamed from page-locked host memory instead
+ * (cuzk_gpu_pk_load_streamed). Both are kept in
  * the backend's table until the engine drops the key (key_free), which frees
  * them; the table's lock is taken only to find or add an entry, never around
  * device work. Per worker: its device and its CPU pool.
@@ -110,8 +112,11 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
                          GPU_MAX_WORKERS - 1);
     int rc = CUZK_OK;
     pthread_mutex_lock(&g_ctx.lock);
-    if (!e->gpk)
+    if (!e->gpk) {
         rc = cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+        if (rc == CUZK_ENOMEM) /* the key does not fit beside what is resident: stream it from the host */
+            rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen);
+    }
     if (rc == CUZK_OK && dev_eval && !e->gcs)
         rc = cuzk_gpu_cs_load(&e->gcs, p->cs, p->density, err, errlen);
     *gpk = e->gpk;

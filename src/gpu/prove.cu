@@ -47,8 +47,11 @@ extern "C" {
 
 struct cuzk_gpu_pk {
     size_t n_h, n_l, n_a, n_b;
-    cuzk_g1_affine *h, *l, *a, *b1;
+    cuzk_g1_affine *h, *l, *a, *b1; /* device, or (streamed) the host key's pinned vectors */
     cuzk_g2_affine *b2;
+    bool streamed;
+    bool registered[5]; /* streamed: which of h, l, a, b1, b2 this object page-locked */
+    size_t stage_bytes; /* streamed: bytes of one of a prover's two staging buffers */
 };
 
 /* EV_B2 (B2's start) and EV_MSM_B2 are recorded on the stream B2 runs on, the others on the prover's. */
@@ -77,6 +80,8 @@ struct cuzk_gpu_prover {
     size_t z_cap;
     unsigned long long *bad; /* device evaluation: the check's first failing row */
     cuzk_gpu_msm *g1, *g2;
+    void *stage[2];          /* streamed key: bases of the next and the current segment */
+    cudaEvent_t staged[2];   /* streamed key: stage[i]'s copy done */
     int dev;              /* the device the prover was made on (the side thread selects it) */
     cudaStream_t st, st2; /* the prover's stream; the side stream (B2) */
     int overlap;          /* cuzk_gpu_overlap: where B2 starts */
@@ -101,10 +106,59 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
     if (!g)
         return;
     void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
-    for (int i = 0; i < 5; i++)
-        if (p[i])
+    for (int i = 0; i < 5; i++) {
+        if (!p[i])
+            continue;
+        if (!g->streamed)
             cudaFree(p[i]);
+        else if (g->registered[i])
+            cudaHostUnregister(p[i]);
+    }
     free(g);
+}
+
+/* The key's query vectors stay in host memory, page-locked here, and each MSM streams its bases through
+ * two staging buffers of the prover: the copy of segment i + 1 runs beside the MSM of segment i. */
+extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
+                                         char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!pk || (pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
+        (pk->n_b && (!pk->b_g1 || !pk->b_g2)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
+    if (stage_bytes && stage_bytes < sizeof(cuzk_g2_affine))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: a %zu-byte staging buffer holds no G2 point",
+                         stage_bytes);
+    cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
+    if (!g)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
+    g->streamed = true;
+    g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
+    g->h = pk->h, g->l = pk->l, g->a = pk->a, g->b1 = pk->b_g1, g->b2 = pk->b_g2;
+    size_t largest = max2(max2(g->n_h, g->n_l), max2(g->n_a, g->n_b)) * sizeof(cuzk_g1_affine);
+    largest = max2(largest, g->n_b * sizeof(cuzk_g2_affine));
+    g->stage_bytes = stage_bytes ? stage_bytes : largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES;
+    g->stage_bytes = max2(g->stage_bytes, sizeof(cuzk_g2_affine));
+    void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
+    size_t bytes[] = {g->n_h * sizeof(cuzk_g1_affine), g->n_l * sizeof(cuzk_g1_affine),
+                      g->n_a * sizeof(cuzk_g1_affine), g->n_b * sizeof(cuzk_g1_affine),
+                      g->n_b * sizeof(cuzk_g2_affine)};
+    for (int i = 0; i < 5; i++) {
+        if (!bytes[i])
+            continue;
+        cudaError_t e = cudaHostRegister(p[i], bytes[i], cudaHostRegisterDefault);
+        if (e == cudaErrorHostMemoryAlreadyRegistered) { /* pinned by its owner: use it as it is */
+            cudaGetLastError();
+            continue;
+        }
+        if (e != cudaSuccess) {
+            cuzk_gpu_pk_free(g);
+            return cuda_fail(err, errlen, "page-locking the key (cudaHostRegister)", e);
+        }
+        g->registered[i] = true;
+    }
+    *out = g;
+    return CUZK_OK;
 }
 
 extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
@@ -160,6 +214,12 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
             cudaFree(ptrs[i]);
     cuzk_gpu_msm_free(p->g1);
     cuzk_gpu_msm_free(p->g2);
+    for (int i = 0; i < 2; i++) {
+        if (p->stage[i])
+            cudaFree(p->stage[i]);
+        if (p->staged[i])
+            cudaEventDestroy(p->staged[i]);
+    }
     for (int i = 0; i < EV_COUNT; i++)
         if (p->ev[i])
             cudaEventDestroy(p->ev[i]);
@@ -189,6 +249,11 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking), "cudaStreamCreate (side)");
     for (int i = 0; i < EV_COUNT; i++)
         CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
+    if (g->streamed)
+        for (int i = 0; i < 2; i++) {
+            CU(cudaMalloc(&p->stage[i], g->stage_bytes), "cudaMalloc of a staging buffer");
+            CU(cudaEventCreateWithFlags(&p->staged[i], cudaEventDisableTiming), "cudaEventCreate");
+        }
     return CUZK_OK;
 }
 
@@ -280,9 +345,53 @@ struct msm_arg {
     void *out;
 };
 
+/* Streamed key: the bases of a->n points in host memory go to the device in segments through the two
+ * staging buffers, on the side stream, one segment ahead of the MSMs on the prover's stream; the
+ * segments' sums are added on the host. An MSM call returns when its kernels are done, so the buffer
+ * the next copy overwrites is free. */
+static int run_msm_streamed(cuzk_gpu_prover *p, const msm_arg *a, char *err, size_t errlen)
+{
+    size_t psz = a->g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+    size_t seg = p->gpk->stage_bytes / psz, nseg = (a->n + seg - 1) / seg;
+    const uint8_t *host = (const uint8_t *)a->bases;
+    cuzk_g1 acc1, part1;
+    cuzk_g2 acc2, part2;
+    cuzk_g1_set_identity(&acc1);
+    cuzk_g2_set_identity(&acc2);
+    for (size_t i = 0; i <= nseg && nseg; i++) {
+        if (i < nseg) { /* copy segment i into stage[i % 2] */
+            size_t lo = i * seg, cnt = a->n - lo < seg ? a->n - lo : seg;
+            CU(cudaMemcpyAsync(p->stage[i % 2], host + lo * psz, cnt * psz, cudaMemcpyHostToDevice, p->st2),
+               "streaming key bases");
+            CU(cudaEventRecord(p->staged[i % 2], p->st2), "cudaEventRecord");
+        }
+        if (i == 0)
+            continue;
+        size_t j = i - 1, lo = j * seg, cnt = a->n - lo < seg ? a->n - lo : seg; /* the MSM of segment j */
+        CU(cudaStreamWaitEvent(p->st, p->staged[j % 2], 0), "cudaStreamWaitEvent (staged bases)");
+        int rc = a->g2 ? cuzk_gpu_g2_msm(&part2, (const cuzk_g2_affine *)p->stage[j % 2], a->scalars + lo, cnt,
+                                         p->g2, 0, p->st, NULL, err, errlen)
+                       : cuzk_gpu_g1_msm(&part1, (const cuzk_g1_affine *)p->stage[j % 2], a->scalars + lo, cnt,
+                                         p->g1, 0, p->st, NULL, err, errlen);
+        if (rc)
+            return rc;
+        if (a->g2)
+            cuzk_g2_add(&acc2, &acc2, &part2);
+        else
+            cuzk_g1_add(&acc1, &acc1, &part1);
+    }
+    if (a->g2)
+        *(cuzk_g2 *)a->out = acc2;
+    else
+        *(cuzk_g1 *)a->out = acc1;
+    return CUZK_OK;
+}
+
 static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
 {
     msm_arg *a = (msm_arg *)varg;
+    if (p->gpk->streamed)
+        return run_msm_streamed(p, a, err, errlen);
     if (a->g2)
         return cuzk_gpu_g2_msm((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, a->scalars, a->n, p->g2, 0,
                                p->st, NULL, err, errlen);
@@ -314,7 +423,12 @@ static int b2_run(side_job *j, cudaStream_t st, int after, char *err, size_t err
     if (after >= 0)
         CU(cudaStreamWaitEvent(st, p->ev[after], 0), "cudaStreamWaitEvent (B2)");
     CU(cudaEventRecord(p->ev[EV_B2], st), "cudaEventRecord");
-    int rc = cuzk_gpu_g2_msm(j->out, p->gpk->b2, j->scalars, p->gpk->n_b, p->g2, 0, st, NULL, err, errlen);
+    int rc;
+    if (p->gpk->streamed) { /* never beside (side_point): st is the prover's stream */
+        msm_arg mb2 = {p->gpk->b2, j->scalars, p->gpk->n_b, true, j->out};
+        rc = run_msm_streamed(p, &mb2, err, errlen);
+    } else
+        rc = cuzk_gpu_g2_msm(j->out, p->gpk->b2, j->scalars, p->gpk->n_b, p->g2, 0, st, NULL, err, errlen);
     if (rc)
         return rc;
     CU(cudaEventRecord(p->ev[EV_MSM_B2], st), "cudaEventRecord");
@@ -335,8 +449,8 @@ static void *side_main(void *arg)
  * made). The side stream waits for EV_B2_AFTER, which the caller has just recorded. */
 static void side_point(side_job *j, cuzk_gpu_overlap at)
 {
-    if (j->started || j->done || j->p->overlap != (int)at)
-        return;
+    if (j->started || j->done || j->p->overlap != (int)at || j->p->gpk->streamed)
+        return; /* a streamed key's copies use the side stream: B2 waits for B1 */
     cudaEventRecord(j->p->ev[EV_B2_AFTER], j->p->st);
     j->started = pthread_create(&j->th, NULL, side_main, j) == 0;
     if (!j->started) {
