@@ -57,8 +57,8 @@ void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
  * B2 then runs after B1 whatever the prover's overlap. Device bytes: none here, 2 · stage_bytes more
  * per prover. Load time (page-locking tens of GB takes seconds). */
 #define CUZK_GPU_STAGE_BYTES ((size_t)4 << 30)
-int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
-                              char *err, size_t errlen);
+int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes, char *err,
+                              size_t errlen);
 
 /* Device bytes the resident circuit takes (an upper bound: the index lists are counted at full length). */
 size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs);

@@ -80,8 +80,8 @@ struct cuzk_gpu_prover {
     size_t z_cap;
     unsigned long long *bad; /* device evaluation: the check's first failing row */
     cuzk_gpu_msm *g1, *g2;
-    void *stage[2];          /* streamed key: bases of the next and the current segment */
-    cudaEvent_t staged[2];   /* streamed key: stage[i]'s copy done */
+    void *stage[2];        /* streamed key: bases of the next and the current segment */
+    cudaEvent_t staged[2]; /* streamed key: stage[i]'s copy done */
     int dev;              /* the device the prover was made on (the side thread selects it) */
     cudaStream_t st, st2; /* the prover's stream; the side stream (B2) */
     int overlap;          /* cuzk_gpu_overlap: where B2 starts */
@@ -137,8 +137,9 @@ extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_p
     g->h = pk->h, g->l = pk->l, g->a = pk->a, g->b1 = pk->b_g1, g->b2 = pk->b_g2;
     size_t largest = max2(max2(g->n_h, g->n_l), max2(g->n_a, g->n_b)) * sizeof(cuzk_g1_affine);
     largest = max2(largest, g->n_b * sizeof(cuzk_g2_affine));
-    g->stage_bytes = stage_bytes ? stage_bytes : largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES;
-    g->stage_bytes = max2(g->stage_bytes, sizeof(cuzk_g2_affine));
+    if (!stage_bytes)
+        stage_bytes = largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES;
+    g->stage_bytes = max2(stage_bytes, sizeof(cuzk_g2_affine));
     void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
     size_t bytes[] = {g->n_h * sizeof(cuzk_g1_affine), g->n_l * sizeof(cuzk_g1_affine),
                       g->n_a * sizeof(cuzk_g1_affine), g->n_b * sizeof(cuzk_g1_affine),
@@ -369,10 +370,10 @@ static int run_msm_streamed(cuzk_gpu_prover *p, const msm_arg *a, char *err, siz
             continue;
         size_t j = i - 1, lo = j * seg, cnt = a->n - lo < seg ? a->n - lo : seg; /* the MSM of segment j */
         CU(cudaStreamWaitEvent(p->st, p->staged[j % 2], 0), "cudaStreamWaitEvent (staged bases)");
-        int rc = a->g2 ? cuzk_gpu_g2_msm(&part2, (const cuzk_g2_affine *)p->stage[j % 2], a->scalars + lo, cnt,
-                                         p->g2, 0, p->st, NULL, err, errlen)
-                       : cuzk_gpu_g1_msm(&part1, (const cuzk_g1_affine *)p->stage[j % 2], a->scalars + lo, cnt,
-                                         p->g1, 0, p->st, NULL, err, errlen);
+        int rc = a->g2 ? cuzk_gpu_g2_msm(&part2, (const cuzk_g2_affine *)p->stage[j % 2], a->scalars + lo,
+                                         cnt, p->g2, 0, p->st, NULL, err, errlen)
+                       : cuzk_gpu_g1_msm(&part1, (const cuzk_g1_affine *)p->stage[j % 2], a->scalars + lo,
+                                         cnt, p->g1, 0, p->st, NULL, err, errlen);
         if (rc)
             return rc;
         if (a->g2)

@@ -344,16 +344,16 @@ static void check_streamed(circuit &c, size_t stage_bytes, const char *what)
         memset(&gpu, 0x5a, sizeof gpu);
         int rc1 = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
-        int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, spk, spr, round ? c.gcs : NULL, &c.cs, c.z, &r, &s, NULL,
-                                         g_pool, err, sizeof err);
+        int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, spk, spr, round ? c.gcs : NULL, &c.cs, c.z, &r, &s,
+                                         NULL, g_pool, err, sizeof err);
         CHECK(rc2 == CUZK_OK, "%s: streamed gpu prove: %s", what, err);
         if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
             CHECK(memcmp(bc, bg, sizeof bc) == 0,
-                  "%s: streamed key (staging %zu bytes, %s evaluation): proof bytes differ from the cpu's", what,
-                  stage_bytes, round ? "device" : "host");
+                  "%s: streamed key (staging %zu bytes, %s evaluation): proof bytes differ from the cpu's",
+                  what, stage_bytes, round ? "device" : "host");
         }
     }
     cuzk_gpu_prover_free(spr);
