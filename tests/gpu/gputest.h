@@ -16,6 +16,7 @@
 #include "cuzk/common.h"
 #include "cuzk/gpu.h"
 #include "cuzk/pool.h"
+#include "h2d.cuh"
 extern "C" {
 #include "testutil.h"
 }
@@ -28,16 +29,6 @@ extern "C" {
             exit(2);                                                                                         \
         }                                                                                                    \
     } while (0)
-
-/* Host-to-device copy that work on `st` may read at once. A plain cudaMemcpy from pageable memory can
- * return before its last DMA lands, and the legacy stream it runs on does not order a non-blocking
- * stream's kernels after it: an MSM on such a stream read part of the previous call's scalars
- * (intermittent wrong sums on the first call with new inputs, the repeat right). */
-static inline cudaError_t h2d(void *dst, const void *src, size_t bytes, cudaStream_t st)
-{
-    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st);
-    return e != cudaSuccess ? e : cudaStreamSynchronize(st);
-}
 
 static inline double now_s(void)
 {

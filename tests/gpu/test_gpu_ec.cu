@@ -41,6 +41,7 @@
 #include "cuzk/field.h"
 #include "cuzk/gpu.h"
 #include "gpu/ec.cuh"
+#include "h2d.cuh"
 extern "C" {
 #include "testutil.h"
 }

@@ -30,6 +30,7 @@
 #include "cuzk/ntt.h"
 #include "cuzk/pool.h"
 #include "gpu/fr.cuh"
+#include "h2d.cuh"
 extern "C" {
 #include "testutil.h"
 }
