@@ -101,6 +101,13 @@ extern "C" size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk)
     return (pk->n_h + pk->n_l + pk->n_a + pk->n_b) * sizeof(cuzk_g1_affine) + pk->n_b * sizeof(cuzk_g2_affine);
 }
 
+/* Every non-empty query vector of pk is present (both loaders need them all). */
+static bool pk_complete(const cuzk_groth16_params *pk)
+{
+    return pk && (!pk->n_h || pk->h) && (!pk->n_l || pk->l) && (!pk->n_a || pk->a) &&
+           (!pk->n_b || (pk->b_g1 && pk->b_g2));
+}
+
 extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
 {
     if (!g)
@@ -123,8 +130,7 @@ extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_p
                                          char *err, size_t errlen)
 {
     *out = NULL;
-    if (!pk || (pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
-        (pk->n_b && (!pk->b_g1 || !pk->b_g2)))
+    if (!pk_complete(pk))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
     if (stage_bytes && stage_bytes < sizeof(cuzk_g2_affine))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: a %zu-byte staging buffer holds no G2 point",
@@ -165,8 +171,7 @@ extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_p
 extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!pk || (pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
-        (pk->n_b && (!pk->b_g1 || !pk->b_g2)))
+    if (!pk_complete(pk))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
     cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
     if (!g)
