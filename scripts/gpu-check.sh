@@ -16,7 +16,8 @@
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
-#       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full)
+#       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
+#                    POREP_QUICK=1: only the default B2 place, then the streamed key
 #       bench-sweep  cuzk-bench sweep on the PoRep-shaped workload at 2^$SWEEP_LG (default 23), 10 partitions
 #                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2)
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
@@ -120,7 +121,8 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
-    has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}"
+    has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" \
+        $([ "${POREP_QUICK:-0}" = 1 ] && echo quick)
     has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
     if has bench-engine; then
         run bench-engine-1 "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints "${ENGINE_LG:-20}" \

@@ -90,6 +90,7 @@ typedef struct cuzk_engine_part {
                                    NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;
     bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
+    uint64_t key_vram;        /* config.key_vram: device bytes for resident keys per device, 0 = what fits */
     cuzk_fr r, s;             /* the proof's randomness */
     cuzk_groth16_proof proof; /* written by device or post */
     void *pending;            /* the backend's own state from pre/device to post (the backend frees it) */
@@ -177,6 +178,9 @@ typedef struct {
     uint64_t rs_seed;        /* 0: r, s from getrandom(); else cuzk_engine_rs(rs_seed, job, part) (tests) */
     unsigned flags;          /* CUZK_ENGINE_* */
     cuzk_engine_eval eval;   /* where a, b, c are evaluated (default AUTO) */
+    uint64_t key_vram; /* GPU backend: device bytes its resident proving keys may take per device (default
+                          0: as many as fit); a key beyond it, or one that does not fit, is streamed from
+                          page-locked host memory instead */
     cuzk_timeline *timeline; /* borrowed, may be NULL; must outlive the engine */
 } cuzk_engine_config;
 

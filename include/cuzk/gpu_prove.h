@@ -78,6 +78,13 @@ size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk);
 int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk, char *err, size_t errlen);
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 
+/* Copies the witness z (n = n_inputs + n_aux values) into the prover's device buffer now, on its side
+ * stream, and returns when the copy is done: the engine does it before taking the device lock, so the
+ * copy runs beside another prover's kernels. The prover's next cuzk_gpu_groth16_prove with device
+ * evaluation and the same z pointer and length does not copy z again (z must not change in between);
+ * any other call copies as usual. CUZK_EINVAL for no witness. */
+int cuzk_gpu_prover_put_z(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, char *err, size_t errlen);
+
 /* cuzk_groth16_prove_ex with the H pipeline and the MSMs on the device. pk is the host key gpk was
  * loaded from. One call at a time per prover; different provers may run concurrently. The MSMs always
  * split scalars 0 and 1 off (CUZK_PROVE_NO_SPLIT has no effect: the group elements are the same).
@@ -108,6 +115,10 @@ int cuzk_gpu_groth16_prove_zkey(cuzk_groth16_proof *out, cuzk_fr *public_out, co
  * device. Declared here as an opaque engine type so that this header needs no engine header. */
 struct cuzk_engine_backend;
 const struct cuzk_engine_backend *cuzk_engine_backend_gpu(void);
+
+/* The backend's keys on device dev now: device bytes of the resident ones, and how many are streamed
+ * (cuzk_engine_config.key_vram, or a key that did not fit). */
+void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed);
 
 /* Where the G2 MSM (B2) starts relative to the G1 work of the same proof: not beside it (after B1, on
  * the prover's stream), after H's MSM (on a second stream, beside L, A and B1), or as soon as the B

@@ -4,23 +4,28 @@
  * Device state lives at two levels. Per (proving key, device): the resident
  * key (cuzk_gpu_pk, uploaded on the first partition of that key on that
  * device) and one cuzk_gpu_prover per GPU worker of the device, created on
- * the worker's first partition of the key and reused after; a key that does
- * not fit in device memory is streamed from page-locked host memory instead
- * (cuzk_gpu_pk_load_streamed). Both are kept in
- * the backend's table until the engine drops the key (key_free), which frees
- * them; the table's lock is taken only to find or add an entry, never around
- * device work. Per worker: its device and its CPU pool.
+ * the worker's first partition of the key and reused after. A key is resident
+ * while the device's resident keys stay within the engine's key_vram (0: as
+ * long as cudaMalloc succeeds); beyond that, or when it does not fit, it is
+ * streamed from page-locked host memory instead (cuzk_gpu_pk_load_streamed).
+ * Both are kept in the backend's table until the engine drops the key
+ * (key_free), which frees them; the table's lock is taken only to find or add
+ * an entry, never around device work. Per worker: its device and its CPU pool.
  *
- * Phases: `device` runs cuzk_gpu_groth16_prove with the verification off
- * (the engine verifies), marking one kernel stage "prove". With device
- * evaluation (the default: device_eval and prefer_device_eval are set) the
- * part's a, b, c are NULL: the circuit's matrices are made resident beside
- * the key (cuzk_gpu_cs, loaded with it on the device's first partition) and
- * only z is uploaded; the device checks the witness when the engine asks
- * (p->check). With host evaluation it hands the prover the a, b, c that
- * synthesis computed (opts.abc, witness check already done), uploaded from
- * the engine's buffers as they are. Partition buffers are pinned
- * (cudaMallocHost), so the uploads run at full PCIe speed.
+ * Phases: `pre` (outside the device lock), with device evaluation, loads what
+ * is missing and copies the partition's z into the worker's prover
+ * (cuzk_gpu_prover_put_z), so with two GPU workers the 4 GB copy of one
+ * partition runs beside the kernels of the other. `device` runs
+ * cuzk_gpu_groth16_prove with the verification off (the engine verifies),
+ * marking one kernel stage "prove". With device evaluation (the default:
+ * device_eval and prefer_device_eval are set) the part's a, b, c are NULL:
+ * the circuit's matrices are made resident beside the key (cuzk_gpu_cs,
+ * loaded with it on the device's first partition) and only z crosses; the
+ * device checks the witness when the engine asks (p->check). With host
+ * evaluation it hands the prover the a, b, c that synthesis computed
+ * (opts.abc, witness check already done), uploaded from the engine's buffers
+ * as they are. Partition buffers are pinned (cudaMallocHost), so the uploads
+ * run at full PCIe speed.
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -35,11 +40,13 @@
 #include "gpu/cuda_check.cuh"
 
 #define GPU_MAX_WORKERS 64 /* GPU workers per device */
+#define GPU_MAX_DEVICES 64 /* the engine's limit too */
 
 typedef struct key_entry {
     const cuzk_groth16_params *pk;
     int dev;
     cuzk_gpu_pk *gpk;
+    size_t resident;                           /* gpk's device bytes; 0 when streamed */
     cuzk_gpu_cs *gcs;                          /* device evaluation only */
     cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
     struct key_entry *next;
@@ -48,6 +55,7 @@ typedef struct key_entry {
 typedef struct {
     pthread_mutex_t lock;
     key_entry *keys;
+    uint64_t resident[GPU_MAX_DEVICES]; /* device bytes of the resident keys, by device */
 } gpu_ctx;
 
 typedef struct {
@@ -55,7 +63,7 @@ typedef struct {
     cuzk_pool *pool;
 } gpu_worker;
 
-static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL};
+static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL, {0}};
 
 static int gpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
                           size_t errlen)
@@ -110,11 +118,19 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     if (w->worker < 0 || w->worker >= GPU_MAX_WORKERS)
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
                          GPU_MAX_WORKERS - 1);
+    if (e->dev < 0 || e->dev >= GPU_MAX_DEVICES)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": device %d outside 0..%d", e->dev,
+                         GPU_MAX_DEVICES - 1);
     int rc = CUZK_OK;
     pthread_mutex_lock(&g_ctx.lock);
     if (!e->gpk) {
-        rc = cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
-        if (rc == CUZK_ENOMEM) /* the key does not fit beside what is resident: stream it from the host */
+        /* resident when it fits within key_vram (and in the device's memory), else streamed from the host */
+        uint64_t bytes = cuzk_gpu_pk_bytes(e->pk), *held = &g_ctx.resident[e->dev];
+        rc = p->key_vram && *held + bytes > p->key_vram ? CUZK_ENOMEM
+                                                        : cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+        if (rc == CUZK_OK)
+            *held += e->resident = bytes;
+        else if (rc == CUZK_ENOMEM)
             rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen);
     }
     if (rc == CUZK_OK && dev_eval && !e->gcs)
@@ -130,18 +146,39 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     return CUZK_OK;
 }
 
-static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+/* This worker's key, circuit and prover for p (loaded on first use). */
+static int worker_prover(gpu_worker *w, cuzk_engine_part *p, cuzk_gpu_pk **gpk, cuzk_gpu_cs **gcs,
+                         cuzk_gpu_prover **pr, char *err, size_t errlen)
 {
-    gpu_worker *w = (gpu_worker *)state;
     CU(cudaSetDevice(w->dev), "cudaSetDevice");
     key_entry *e = entry_of(&g_ctx, p->pk, w->dev);
     if (!e)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of host memory");
+    bool dev_eval = !p->a; /* the engine left the evaluation to the device phase */
+    return entry_prover(e, w, p, dev_eval, gpk, gcs, pr, err, errlen);
+}
+
+/* Before the lock, with device evaluation: the key's first load and the z upload into this worker's
+ * prover, beside the kernels another worker runs under the lock. */
+static int gpu_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    if (p->a)
+        return CUZK_OK; /* host evaluation: a, b, c go up in the device phase */
     cuzk_gpu_pk *gpk = NULL;
     cuzk_gpu_cs *gcs = NULL;
     cuzk_gpu_prover *pr = NULL;
-    bool dev_eval = !p->a; /* the engine left the evaluation to the device phase */
-    int rc = entry_prover(e, w, p, dev_eval, &gpk, &gcs, &pr, err, errlen);
+    int rc = worker_prover((gpu_worker *)state, p, &gpk, &gcs, &pr, err, errlen);
+    return rc ? rc : cuzk_gpu_prover_put_z(pr, p->z, p->n_z, err, errlen);
+}
+
+static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    cuzk_gpu_pk *gpk = NULL;
+    cuzk_gpu_cs *gcs = NULL;
+    cuzk_gpu_prover *pr = NULL;
+    gpu_worker *w = (gpu_worker *)state;
+    bool dev_eval = !p->a;
+    int rc = worker_prover(w, p, &gpk, &gcs, &pr, err, errlen);
     if (rc != CUZK_OK)
         return rc;
     cuzk_prove_opts opts = {0};
@@ -188,6 +225,7 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
             continue;
         }
         *pp = e->next;
+        g_ctx.resident[e->dev] -= e->resident;
         cudaSetDevice(e->dev);
         for (int i = 0; i < GPU_MAX_WORKERS; i++)
             cuzk_gpu_prover_free(e->provers[i]);
@@ -195,6 +233,18 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
         cuzk_gpu_cs_free(e->gcs);
         free(e);
     }
+    pthread_mutex_unlock(&g_ctx.lock);
+}
+
+extern "C" void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed)
+{
+    *resident_bytes = 0, *streamed = 0;
+    if (dev < 0 || dev >= GPU_MAX_DEVICES)
+        return;
+    pthread_mutex_lock(&g_ctx.lock);
+    *resident_bytes = g_ctx.resident[dev];
+    for (const key_entry *e = g_ctx.keys; e; e = e->next)
+        *streamed += e->dev == dev && e->gpk && !e->resident;
     pthread_mutex_unlock(&g_ctx.lock);
 }
 
@@ -211,6 +261,7 @@ extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
         b.worker_new = gpu_worker_new;
         b.worker_free = gpu_worker_free;
         b.part_bytes = gpu_part_bytes;
+        b.pre = gpu_pre;
         b.device = gpu_device;
         b.host_alloc = gpu_host_alloc;
         b.host_free = gpu_host_free;

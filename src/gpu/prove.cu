@@ -71,6 +71,12 @@ enum {
     EV_COUNT
 };
 
+/* One segment of a streamed key's bases: the host bytes one MSM call reads from a staging buffer. */
+typedef struct {
+    const uint8_t *src;
+    size_t bytes;
+} stage_seg;
+
 struct cuzk_gpu_prover {
     const cuzk_gpu_pk *gpk;
     size_t m, n_sc;
@@ -78,10 +84,14 @@ struct cuzk_gpu_prover {
     cuzk_fr *sb; /* the B scalars (n_b), read by B1 and B2 */
     cuzk_fr *z; /* device evaluation: the witness (z_cap values), allocated on first use */
     size_t z_cap;
+    const cuzk_fr *z_put; /* cuzk_gpu_prover_put_z: z already holds these z_put_n host values */
+    size_t z_put_n;
     unsigned long long *bad; /* device evaluation: the check's first failing row */
     cuzk_gpu_msm *g1, *g2;
     void *stage[2];        /* streamed key: bases of the next and the current segment */
     cudaEvent_t staged[2]; /* streamed key: stage[i]'s copy done */
+    stage_seg *plan;       /* streamed key: the proof's segments in MSM order (stage_plan) */
+    size_t plan_len, plan_cap, plan_used, plan_issued;
     int dev;              /* the device the prover was made on (the side thread selects it) */
     cudaStream_t st, st2; /* the prover's stream; the side stream (B2) */
     int overlap;          /* cuzk_gpu_overlap: where B2 starts */
@@ -220,6 +230,7 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
             cudaFree(ptrs[i]);
     cuzk_gpu_msm_free(p->g1);
     cuzk_gpu_msm_free(p->g2);
+    free(p->plan);
     for (int i = 0; i < 2; i++) {
         if (p->stage[i])
             cudaFree(p->stage[i]);
@@ -351,36 +362,98 @@ struct msm_arg {
     void *out;
 };
 
-/* Streamed key: the bases of a->n points in host memory go to the device in segments through the two
- * staging buffers, on the side stream, one segment ahead of the MSMs on the prover's stream; the
- * segments' sums are added on the host. An MSM call returns when its kernels are done, so the buffer
- * the next copy overwrites is free. */
+/* ---- streamed key: one copy pipeline for the whole proof ----------------------------------- */
+
+/* Streamed key: every MSM of a proof reads its bases from the staging buffers, segment by segment, in an
+ * order known when the proof starts (H, L, A, B1, B2). The plan lists those segments; the copy of
+ * segment k + 1 (into stage[(k + 1) % 2]) is issued on the side stream before the MSM of segment k
+ * runs, also across the end of one MSM and the start of the next, so the copy engine does not wait for
+ * an MSM boundary (the first segment of H is copied during the evaluation and the transforms). Segment
+ * k may only be copied once the MSM of segment k - 2, which read the same buffer, has returned (MSM
+ * calls return when their kernels are done). */
+static int stage_plan_add(cuzk_gpu_prover *p, const void *host, size_t n, size_t psz)
+{
+    size_t seg = p->gpk->stage_bytes / psz;
+    for (size_t lo = 0; lo < n; lo += seg) {
+        if (p->plan_len == p->plan_cap) {
+            size_t cap = p->plan_cap ? 2 * p->plan_cap : 16;
+            stage_seg *q = (stage_seg *)realloc(p->plan, cap * sizeof *q);
+            if (!q)
+                return CUZK_ENOMEM;
+            p->plan = q, p->plan_cap = cap;
+        }
+        p->plan[p->plan_len].src = (const uint8_t *)host + lo * psz;
+        p->plan[p->plan_len++].bytes = (n - lo < seg ? n - lo : seg) * psz;
+    }
+    return CUZK_OK;
+}
+
+/* Issues the copies the plan allows now: segment k once the MSM of k - 2 is done (k < plan_used + 2). */
+static int stage_top_up(cuzk_gpu_prover *p, char *err, size_t errlen)
+{
+    while (p->plan_issued < p->plan_len && p->plan_issued < p->plan_used + 2) {
+        size_t k = p->plan_issued++;
+        CU(cudaMemcpyAsync(p->stage[k % 2], p->plan[k].src, p->plan[k].bytes, cudaMemcpyHostToDevice, p->st2),
+           "streaming key bases");
+        CU(cudaEventRecord(p->staged[k % 2], p->st2), "cudaEventRecord");
+    }
+    return CUZK_OK;
+}
+
+/* The plan of one proof, its first copies issued once the prover's stream has passed `after` (the
+ * witness upload: the copies then do not compete with it). Without room for the plan, none: every
+ * segment is then copied when its MSM comes (run_msm_streamed). */
+static int stage_plan(cuzk_gpu_prover *p, int after, char *err, size_t errlen)
+{
+    const cuzk_gpu_pk *g = p->gpk;
+    p->plan_len = p->plan_used = p->plan_issued = 0;
+    if (stage_plan_add(p, g->h, g->n_h, sizeof(cuzk_g1_affine)) ||
+        stage_plan_add(p, g->l, g->n_l, sizeof(cuzk_g1_affine)) ||
+        stage_plan_add(p, g->a, g->n_a, sizeof(cuzk_g1_affine)) ||
+        stage_plan_add(p, g->b1, g->n_b, sizeof(cuzk_g1_affine)) ||
+        stage_plan_add(p, g->b2, g->n_b, sizeof(cuzk_g2_affine))) {
+        p->plan_len = 0;
+        return CUZK_OK;
+    }
+    CU(cudaStreamWaitEvent(p->st2, p->ev[after], 0), "cudaStreamWaitEvent (streaming)");
+    return stage_top_up(p, err, errlen);
+}
+
+/* A streamed key's MSM: its segments (in the plan's order, or copied here when the call is not the
+ * plan's next) summed on the host. */
 static int run_msm_streamed(cuzk_gpu_prover *p, const msm_arg *a, char *err, size_t errlen)
 {
     size_t psz = a->g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    size_t seg = p->gpk->stage_bytes / psz, nseg = (a->n + seg - 1) / seg;
+    size_t seg = p->gpk->stage_bytes / psz;
     const uint8_t *host = (const uint8_t *)a->bases;
     cuzk_g1 acc1, part1;
     cuzk_g2 acc2, part2;
     cuzk_g1_set_identity(&acc1);
     cuzk_g2_set_identity(&acc2);
-    for (size_t i = 0; i <= nseg && nseg; i++) {
-        if (i < nseg) { /* copy segment i into stage[i % 2] */
-            size_t lo = i * seg, cnt = a->n - lo < seg ? a->n - lo : seg;
-            CU(cudaMemcpyAsync(p->stage[i % 2], host + lo * psz, cnt * psz, cudaMemcpyHostToDevice, p->st2),
+    for (size_t lo = 0; lo < a->n; lo += seg) {
+        size_t cnt = a->n - lo < seg ? a->n - lo : seg, k = p->plan_used;
+        int rc;
+        if (k < p->plan_len && p->plan[k].src == host + lo * psz && p->plan[k].bytes == cnt * psz) {
+            if ((rc = stage_top_up(p, err, errlen)))
+                return rc;
+        } else { /* off the plan: drop it; this copy is ordered after any still in flight on st2 */
+            p->plan_len = p->plan_used = p->plan_issued = 0, k = 0;
+            CU(cudaMemcpyAsync(p->stage[0], host + lo * psz, cnt * psz, cudaMemcpyHostToDevice, p->st2),
                "streaming key bases");
-            CU(cudaEventRecord(p->staged[i % 2], p->st2), "cudaEventRecord");
+            CU(cudaEventRecord(p->staged[0], p->st2), "cudaEventRecord");
         }
-        if (i == 0)
-            continue;
-        size_t j = i - 1, lo = j * seg, cnt = a->n - lo < seg ? a->n - lo : seg; /* the MSM of segment j */
-        CU(cudaStreamWaitEvent(p->st, p->staged[j % 2], 0), "cudaStreamWaitEvent (staged bases)");
-        int rc = a->g2 ? cuzk_gpu_g2_msm(&part2, (const cuzk_g2_affine *)p->stage[j % 2], a->scalars + lo,
-                                         cnt, p->g2, 0, p->st, NULL, err, errlen)
-                       : cuzk_gpu_g1_msm(&part1, (const cuzk_g1_affine *)p->stage[j % 2], a->scalars + lo,
-                                         cnt, p->g1, 0, p->st, NULL, err, errlen);
+        CU(cudaStreamWaitEvent(p->st, p->staged[k % 2], 0), "cudaStreamWaitEvent (staged bases)");
+        rc = a->g2 ? cuzk_gpu_g2_msm(&part2, (const cuzk_g2_affine *)p->stage[k % 2], a->scalars + lo, cnt,
+                                     p->g2, 0, p->st, NULL, err, errlen)
+                   : cuzk_gpu_g1_msm(&part1, (const cuzk_g1_affine *)p->stage[k % 2], a->scalars + lo, cnt,
+                                     p->g1, 0, p->st, NULL, err, errlen);
         if (rc)
             return rc;
+        if (p->plan_len) { /* the MSM is done: its buffer may take the segment after next */
+            p->plan_used++;
+            if ((rc = stage_top_up(p, err, errlen)))
+                return rc;
+        }
         if (a->g2)
             cuzk_g2_add(&acc2, &acc2, &part2);
         else
@@ -501,12 +574,43 @@ static int put_scalars(cuzk_gpu_prover *p, const cuzk_fr *host, size_t n, char *
 typedef struct {
     cuzk_gpu_prover *p;
     const cuzk_gpu_cs *gcs; /* NULL: the host evaluated */
+    const cuzk_fr *z_put;   /* the prover's put witness when the call began (one call uses it at most) */
+    size_t z_put_n;
 } heavy_ctx;
+
+/* The witness buffer, at least n values (grown only when a larger circuit comes). */
+static int z_reserve(cuzk_gpu_prover *p, size_t n, char *err, size_t errlen)
+{
+    if (p->z_cap >= n)
+        return CUZK_OK;
+    if (p->z)
+        cudaFree(p->z);
+    p->z = NULL, p->z_cap = 0;
+    CU(cudaMalloc((void **)&p->z, n * sizeof(cuzk_fr)), "cudaMalloc of the witness");
+    p->z_cap = n;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prover_put_z(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, char *err, size_t errlen)
+{
+    p->z_put = NULL, p->z_put_n = 0;
+    if (!z || !n)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no witness to copy");
+    int rc = z_reserve(p, n, err, errlen);
+    if (rc)
+        return rc;
+    /* the side stream: no proof runs on this prover between calls, and the copy must not wait for
+     * another prover's kernels (it runs beside them) */
+    CU(cudaMemcpyAsync(p->z, z, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, p->st2), "upload of z");
+    CU(cudaStreamSynchronize(p->st2), "upload of z");
+    p->z_put = z, p->z_put_n = n;
+    return CUZK_OK;
+}
 
 /* Device evaluation: z up, a, b, c from the resident matrices, the input rows of a, zero padding and the
  * check (its row read back at the end). */
-static int device_eval(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_heavy_in *in, char *err,
-                       size_t errlen)
+static int device_eval(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_heavy_in *in,
+                       const cuzk_fr *z_put, size_t z_put_n, char *err, size_t errlen)
 {
     cudaStream_t st = p->st;
     size_t nc = gcs->nc, ni = gcs->ni, nz = ni + gcs->n_aux, m = in->m;
@@ -517,17 +621,15 @@ static int device_eval(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const prove_h
             "gpu prove: the device circuit (%zu rows, %zu inputs, %zu aux, %zu A and %zu B scalars) "
             "is not this proof's (%zu, %zu, %zu, %zu, %zu)",
             nc, ni, gcs->n_aux, gcs->n_a, gcs->n_b, in->nc, in->ni, in->n_aux, p->gpk->n_a, p->gpk->n_b);
-    if (p->z_cap < nz) {
-        if (p->z)
-            cudaFree(p->z);
-        p->z = NULL, p->z_cap = 0;
-        CU(cudaMalloc((void **)&p->z, nz * sizeof(cuzk_fr)), "cudaMalloc of the witness");
-        p->z_cap = nz;
+    bool put = z_put == in->z_in && z_put_n == nz; /* copied by cuzk_gpu_prover_put_z */
+    int rc;
+    if (!put) {
+        if ((rc = z_reserve(p, nz, err, errlen)))
+            return rc;
+        CU(cudaMemcpyAsync(p->z, in->z_in, nz * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of z");
     }
-    CU(cudaMemcpyAsync(p->z, in->z_in, nz * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of z");
     CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
     cuzk_fr *dst[3] = {p->a, p->b, p->c};
-    int rc;
     for (int v = 0; v < 3; v++) {
         if ((rc = eval_matrix(&gcs->m[v], p->z, dst[v], st, err, errlen)))
             return rc;
@@ -557,8 +659,9 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
 static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cuzk_pool *pool, char *err,
                      size_t errlen)
 {
-    cuzk_gpu_prover *p = ((heavy_ctx *)ctx)->p;
-    const cuzk_gpu_cs *gcs = ((heavy_ctx *)ctx)->gcs;
+    const heavy_ctx *hc = (const heavy_ctx *)ctx;
+    cuzk_gpu_prover *p = hc->p;
+    const cuzk_gpu_cs *gcs = hc->gcs;
     const cuzk_gpu_pk *g = p->gpk;
     const cuzk_groth16_params *pk = in->pk;
     if (pk->n_h != g->n_h || pk->n_l != g->n_l || pk->n_a != g->n_a || pk->n_b != g->n_b || in->m != p->m)
@@ -571,7 +674,7 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     CU(cudaEventRecord(p->ev[EV_START], st), "cudaEventRecord");
     int rc;
     if (gcs) {
-        if ((rc = device_eval(p, gcs, in, err, errlen)))
+        if ((rc = device_eval(p, gcs, in, hc->z_put, hc->z_put_n, err, errlen)))
             return rc;
     } else if (in->a) {
         CU(cudaMemcpyAsync(p->a, in->a, m * sizeof(cuzk_fr), cudaMemcpyHostToDevice, st), "upload of a");
@@ -598,6 +701,8 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     if (!gcs)
         CU(cudaEventRecord(p->ev[EV_UPLOADED], st), "cudaEventRecord");
     CU(cudaEventRecord(p->ev[EV_EVAL], st), "cudaEventRecord");
+    if (g->streamed && (rc = stage_plan(p, EV_UPLOADED, err, errlen)))
+        return rc;
     /* the B scalars, for B1 and B2 */
     if (gcs) {
         if ((rc = eval_gather(p->z, gcs->ib, g->n_b, p->sb, st, err, errlen)))
@@ -675,7 +780,8 @@ extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth1
 {
     if (!gpk || !prover || prover->gpk != gpk)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the prover was not made for this device key");
-    heavy_ctx hc = {prover, gcs};
+    heavy_ctx hc = {prover, gcs, prover->z_put, prover->z_put_n};
+    prover->z_put = NULL, prover->z_put_n = 0;
     prove_accel acc = {gpu_heavy, &hc, true, gcs != NULL};
     return prove_bellperson(out, pk, cs, z, r, s, opts, &acc, pool, err, errlen);
 }

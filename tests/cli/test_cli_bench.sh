@@ -71,13 +71,14 @@ if ls "$TMP"/single.jsonl.tmp.* >/dev/null 2>&1; then fail "single: temporary ti
 # ---- batch with every knob ---------------------------------------------------------------------------
 run "$BENCH" batch -c 3 -j 2 --workload random --constraints 5 --partitions 3 --synth-threads 1 \
     --gpu-workers 1 --threads 1 --post-threads 2 --devices 2 --queue-depth 1 --pool-idle 4 --budget 64M \
-    --priority high --seed 7 --no-check --timeline="$TMP/batch.jsonl"
+    --priority high --seed 7 --no-check --key-vram 1M --timeline="$TMP/batch.jsonl"
 expect 0 "batch: every knob as a flag, exit 0"
 expect_out '^  proofs +3 ok, 0 failed' "batch: 3 ok"
 expect_out '^  throughput +[0-9.]+ s/proof' "batch: throughput line"
 expect_out '2 devices x 1 GPU worker \(1 thread each\); 1 synthesis, 2 post; queue 1; pool 4; priority high; no witness check' \
     "batch: the knobs reached the engine"
 expect_out 'budget +peak .* of 64.0 MiB' "batch: the budget reached the engine"
+expect_out '^  key VRAM +resident keys up to 1.0 MiB per device' "batch: --key-vram reached the engine"
 check_timeline "$TMP/batch.jsonl" "batch"
 [ "$(count JOB_SUBMIT "$TMP/batch.jsonl")" -eq 3 ] && [ "$(count DELIVER "$TMP/batch.jsonl")" -eq 3 ] &&
     pass "batch: 3 submits, 3 deliveries" || fail "batch: submit/deliver counts"
@@ -234,7 +235,7 @@ for cmd in single batch sweep; do
     run "$BENCH" "$cmd" --help
     expect 0 "$cmd --help: exit 0"
     flags=(--backend --eval --workload --partitions --constraints --synth-threads --witness-threads --threads
-        --post-threads --devices --queue-depth --pool-idle --budget --priority --seed --no-check)
+        --post-threads --devices --queue-depth --pool-idle --budget --key-vram --priority --seed --no-check)
     if [ "$cmd" = sweep ]; then
         flags+=(--c-list --j-list --gw-list --csv --timeline-dir)
     else
@@ -277,6 +278,9 @@ run "$BENCH" single --constraints 40
 expect_usage "--constraints 40"
 run "$BENCH" single --budget 12Q
 expect_usage "--budget 12Q"
+run "$BENCH" single --key-vram lots
+expect_usage "--key-vram lots"
+expect_err "--key-vram expects a size" "... naming the flag"
 run "$BENCH" single --priority urgent
 expect_usage "--priority urgent"
 run "$BENCH" single --workload random --constraints 27

@@ -9,8 +9,10 @@
  *                          cancelled job returns CUZK_ECANCELED; a job whose partition 1 has a
  *                          broken witness fails with CUZK_EUNSAT naming the row while the others
  *                          deliver; after the key is dropped the budget holds nothing. All of it
- *                          twice: with a, b, c evaluated by synthesis on the host, then on the
- *                          device (the backend's default, checked through cuzk_engine_get_config).
+ *                          three times: with a, b, c evaluated by synthesis on the host, then on
+ *                          the device (the backend's default, checked through
+ *                          cuzk_engine_get_config), then on the device with key_vram one byte short
+ *                          of the key (streamed; checked through cuzk_engine_backend_gpu_keys).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,12 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
 }
 
 static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk,
-                      cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg)
+                      cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg,
+                      uint64_t key_vram)
 {
-    const char *pname = place == CUZK_ENGINE_EVAL_HOST ? "host" : "device";
+    const char *pname = place == CUZK_ENGINE_EVAL_HOST ? "host"
+                        : key_vram                     ? "device, streamed key,"
+                                                       : "device";
     char err[256] = "";
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -55,6 +60,7 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
     cfg.gpu_workers = 2;
     cfg.rs_seed = test_rand64() | 1;
     cfg.eval = place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place; /* AUTO must mean device */
+    cfg.key_vram = key_vram;
     cuzk_engine *e = NULL;
     int rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
     CHECK(rc == CUZK_OK, "engine: %s", err);
@@ -103,6 +109,12 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
         }
         cuzk_engine_result_free(&res);
     }
+    uint64_t resident = 0;
+    unsigned streamed = 0;
+    cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
+    CHECK(key_vram ? resident == 0 && streamed == 1 : resident == cuzk_gpu_pk_bytes(&pk) && streamed == 0,
+          "%s evaluation, key_vram %llu: %llu resident bytes, %u streamed keys", pname,
+          (unsigned long long)key_vram, (unsigned long long)resident, streamed);
     printf("2^%u rows, %s evaluation: 4 jobs x 3 partitions through the GPU engine in %.2f s (incl. the "
            "cancelled one)\n",
            lg, pname, now_s() - t0);
@@ -134,6 +146,9 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
     cuzk_engine_result_free(&res);
 
     cuzk_engine_key_free(key);
+    cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
+    CHECK(resident == 0 && streamed == 0, "after the key is dropped: %llu resident bytes, %u streamed keys",
+          (unsigned long long)resident, streamed);
     cuzk_engine_stats st;
     cuzk_engine_get_stats(e, &st);
     CHECK(st.budget_used == 0, "budget after the key is dropped: %llu bytes", (unsigned long long)st.budget_used);
@@ -163,8 +178,10 @@ int main(int argc, char **argv)
     CHECK(cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
     CHECK(cuzk_cs_compact(&cs) == CUZK_OK, "compact");
     CHECK(cuzk_groth16_setup(&pk, &cs, NULL, pool, err, sizeof err) == CUZK_OK, "setup: %s", err);
-    run_place(CUZK_ENGINE_EVAL_HOST, be, pk, cs, z, ni, na, pool, lg);
-    run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg);
+    run_place(CUZK_ENGINE_EVAL_HOST, be, pk, cs, z, ni, na, pool, lg, 0);
+    run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, 0);
+    /* resident keys capped below this one's size: the backend streams it */
+    run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);

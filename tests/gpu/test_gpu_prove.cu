@@ -23,7 +23,9 @@
  *                                 host evaluation then device evaluation
  *   test_gpu_prove bench-porep LG the PoRep-shaped circuit at scale 2^(LG-27) (27: one
  *                                 full partition), key made on the GPU: device stage
- *                                 times with device evaluation, median of 3
+ *                                 times with device evaluation, median of 3: every
+ *                                 place of B2, then the key streamed
+ *   test_gpu_prove bench-porep LG quick   only the default place of B2, then streamed
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -360,6 +362,65 @@ static void check_streamed(circuit &c, size_t stage_bytes, const char *what)
     cuzk_gpu_pk_free(spk);
 }
 
+/* A device-evaluation proof from the host witness z_dev against the CPU's proof of z_cpu (random r, s):
+ * CUZK_OK when both succeed with the same bytes, else the GPU's code (CUZK_ERANGE for different bytes). */
+static int prove_vs_cpu(circuit &c, const cuzk_fr *z_dev, const cuzk_fr *z_cpu, char *err, size_t errlen)
+{
+    cuzk_fr r, s;
+    test_rand_fr(&r);
+    test_rand_fr(&s);
+    cuzk_groth16_proof cpu, gpu;
+    memset(&gpu, 0x5a, sizeof gpu);
+    int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, c.gcs, &c.cs, z_dev, &r, &s, NULL, g_pool, err,
+                                    errlen);
+    if (rc != CUZK_OK)
+        return rc;
+    if ((rc = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, z_cpu, &r, &s, NULL, g_pool, err, errlen)) != CUZK_OK)
+        return rc;
+    uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
+    cuzk_groth16_proof_to_bytes(bc, &cpu);
+    cuzk_groth16_proof_to_bytes(bg, &gpu);
+    return memcmp(bc, bg, sizeof bc) ? CUZK_ERANGE : CUZK_OK;
+}
+
+/* cuzk_gpu_prover_put_z: the next device-evaluation proof from the same pointer uses the copy made
+ * before it (shown by changing the host values in between, which the contract forbids), one proof only;
+ * any other pointer is copied as usual. */
+static void check_put_z(circuit &c)
+{
+    char err[256] = "";
+    size_t n = c.cs.n_inputs + c.cs.n_aux;
+    cuzk_fr *zb = (cuzk_fr *)malloc(n * sizeof(cuzk_fr)), *bad = (cuzk_fr *)malloc(n * sizeof(cuzk_fr));
+    memcpy(bad, c.z, n * sizeof(cuzk_fr));
+    for (size_t v = n - 1; v >= c.cs.n_inputs; v--) { /* a variable some constraint reads */
+        cuzk_fr_add(&bad[v], &bad[v], &CUZK_FR_ONE);
+        if (cuzk_cs_check(&c.cs, bad, g_pool) >= 0)
+            break;
+        bad[v] = c.z[v];
+    }
+    CHECK(cuzk_cs_check(&c.cs, bad, g_pool) >= 0, "no broken witness found");
+    int rc = cuzk_gpu_prover_put_z(c.pr, c.z, n, err, sizeof err);
+    CHECK(rc == CUZK_OK, "put_z: %s", err);
+    rc = prove_vs_cpu(c, c.z, c.z, err, sizeof err);
+    CHECK(rc == CUZK_OK, "put_z, then a proof of the same witness: rc %d %s", rc, err);
+    CHECK(cuzk_gpu_prover_put_z(c.pr, bad, n, err, sizeof err) == CUZK_OK, "put_z: %s", err);
+    rc = prove_vs_cpu(c, c.z, c.z, err, sizeof err);
+    CHECK(rc == CUZK_OK, "put_z of another pointer, then a proof: rc %d %s (the put copy was used)", rc, err);
+    memcpy(zb, c.z, n * sizeof(cuzk_fr));
+    CHECK(cuzk_gpu_prover_put_z(c.pr, zb, n, err, sizeof err) == CUZK_OK, "put_z: %s", err);
+    memcpy(zb, bad, n * sizeof(cuzk_fr)); /* after the copy: the proof must not read these */
+    rc = prove_vs_cpu(c, zb, c.z, err, sizeof err);
+    CHECK(rc == CUZK_OK, "put_z, values changed after: rc %d %s (the witness was copied again)", rc, err);
+    rc = prove_vs_cpu(c, zb, c.z, err, sizeof err);
+    CHECK(rc == CUZK_EUNSAT, "the proof after the put one copies again: rc %d, want CUZK_EUNSAT", rc);
+    CHECK(cuzk_gpu_prover_put_z(c.pr, bad, n, err, sizeof err) == CUZK_OK, "put_z: %s", err);
+    rc = prove_vs_cpu(c, bad, bad, err, sizeof err);
+    CHECK(rc == CUZK_EUNSAT, "put_z of a broken witness: rc %d, want CUZK_EUNSAT", rc);
+    CHECK(cuzk_gpu_prover_put_z(c.pr, NULL, n, err, sizeof err) == CUZK_EINVAL, "put_z of no witness");
+    free(zb);
+    free(bad);
+}
+
 static int cmd_check(void)
 {
     double t0 = now_s();
@@ -397,6 +458,12 @@ static int cmd_check(void)
         circuit_free(&bad);
     }
     printf("streamed-key checks done (%.1f s)\n", now_s() - t0);
+    {
+        circuit c;
+        if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_BITS, true))
+            check_put_z(c);
+        circuit_free(&c);
+    }
     /* PoRep-shaped: long packed-check rows (the warp-per-row kernel), u8 indices, partitions 0 and 7 */
     for (unsigned k = 16; k >= 13; k -= 3) {
         circuit c;
@@ -512,7 +579,7 @@ static int cmd_bench(unsigned lg)
     return test_finish("test_gpu_prove bench");
 }
 
-static int cmd_bench_porep(unsigned lg)
+static int cmd_bench_porep(unsigned lg, bool quick)
 {
     circuit c;
     double t0 = now_s();
@@ -530,7 +597,7 @@ static int cmd_bench_porep(unsigned lg)
     bench_header();
     /* B2 after B1, after H's MSM (the default), from the evaluation on */
     static const char *const where[3] = {"B2 after B1", "B2 after H", "B2 from eval"};
-    for (int o = 0; o < 3; o++) {
+    for (int o = quick ? CUZK_GPU_OVERLAP_EVAL : 0; o < 3; o++) {
         char l2[64];
         snprintf(l2, sizeof l2, "%s, %s", label, where[o]);
         cuzk_gpu_prover_set_overlap(c.pr, (cuzk_gpu_overlap)o);
@@ -568,10 +635,12 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0 && argc > 2 && atoi(argv[2]) >= 10 && atoi(argv[2]) <= 27)
         rc = cmd_bench((unsigned)atoi(argv[2]));
-    else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27)
-        rc = cmd_bench_porep((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27 &&
+             (argc < 4 || strcmp(argv[3], "quick") == 0))
+        rc = cmd_bench_porep((unsigned)atoi(argv[2]), argc > 3);
     else {
-        fprintf(stderr, "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27)\n");
+        fprintf(stderr,
+                "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27) [quick]\n");
         rc = 2;
     }
     cuzk_pool_free(g_pool);

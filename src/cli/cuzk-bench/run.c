@@ -562,6 +562,10 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
         c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
         (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "");
+    if (c->key_vram) {
+        print_bytes("  key VRAM     resident keys up to ", c->key_vram);
+        printf(" per device, streamed from host memory beyond\n");
+    }
     printf("  evaluation   %s (a, b, c %s)\n", bench_eval_name(c->eval),
            c->eval == CUZK_ENGINE_EVAL_DEVICE ? "made in the device phase" : "made by the synthesis workers");
     printf("  proofs       %u ok, %u failed\n", res->ok, res->failed);

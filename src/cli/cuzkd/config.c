@@ -418,6 +418,7 @@ static const keydef KEYS[] = {
     {"gpus.gpu_threads", K_INT, F(gpu_threads), 0, 4096, NULL},
     {"gpus.gpu_workers_per_device", K_INT, F(gpu_workers), 0, 64, NULL},
     {"gpus.backend", K_BACKEND, F(backend), 0, 0, NULL},
+    {"gpus.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
     {"engine.devices", K_INT, F(devices), 0, 64, NULL},
     {"engine.gpu_workers", K_INT, F(gpu_workers), 0, 64, NULL},
     {"engine.gpu_threads", K_INT, F(gpu_threads), 0, 4096, NULL},
@@ -427,6 +428,7 @@ static const keydef KEYS[] = {
     {"engine.queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"engine.backend", K_BACKEND, F(backend), 0, 0, NULL},
     {"engine.eval", K_EVAL, F(eval), 0, 0, NULL},
+    {"engine.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
     {"pipeline.max_parallel_synthesis", K_INT, F(synth_workers), 0, 1024, NULL},
     {"pipeline.max_gpu_queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"pipeline.enabled", K_IGNORED, 0, 0, 0, "the partition pipeline is the only mode"},
@@ -814,9 +816,13 @@ void cuzkd_config_print(const cuzkd_config *c)
         printf("[memory]\ntotal_budget = \"auto\"\n");
     printf("safety_margin = %llu\n\n", (unsigned long long)c->safety_margin);
     printf("[engine]\nbackend = \"%s\"\neval = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\n"
-           "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n\n",
+           "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n",
            c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->eval_threads, c->synth_workers,
            c->post_workers, c->queue_depth);
+    if (c->key_vram)
+        printf("key_vram = %llu\n\n", (unsigned long long)c->key_vram);
+    else
+        printf("key_vram = \"auto\"\n\n");
     printf("[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
            "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
            "drain_timeout = %d\n\n",

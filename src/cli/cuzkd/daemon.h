@@ -46,6 +46,7 @@ typedef struct {
     int devices, gpu_workers, gpu_threads, eval_threads, synth_workers, post_workers, queue_depth;
     char backend[8]; /* "auto", "cpu", "gpu" */
     char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
+    uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */
     /* [limits] */
     uint64_t max_message, max_buffered, max_input_bytes;
     int max_connections, max_streams, max_jobs, max_results;
