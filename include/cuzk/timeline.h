@@ -79,6 +79,11 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen);
  * it recorded anything worth keeping). NULL is a no-op. */
 void cuzk_timeline_discard(cuzk_timeline *tl);
 
+/* The temporary file's name while the writer is open, NULL without a file: a program that removes its
+ * temporary files when a signal stops it registers this one (cuzk_temp_track) and unregisters it before
+ * cuzk_timeline_close or cuzk_timeline_discard. The library installs no signal handler itself. */
+char *cuzk_timeline_temp_path(cuzk_timeline *tl);
+
 /* Microseconds since the writer's epoch (CLOCK_MONOTONIC). */
 int64_t cuzk_timeline_now(const cuzk_timeline *tl);
 

@@ -170,6 +170,11 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
     return rc;
 }
 
+char *cuzk_timeline_temp_path(cuzk_timeline *tl)
+{
+    return tl && tl->f ? tl->tmp : NULL;
+}
+
 void cuzk_timeline_discard(cuzk_timeline *tl)
 {
     if (!tl)

@@ -135,18 +135,22 @@ mkdir "$TMP/po"
 run "$BENCH" single "${TINY[@]}" --budget 1K --proofs-out "$TMP/po/p.bin"
 expect_fail "--proofs-out of a failing run"
 expect_empty_dir "$TMP/po" "--proofs-out: a failing run leaves no file"
-# SIGTERM while the proofs file is still temporary: the process dies of the signal, nothing is left
+# SIGTERM while the proofs and timeline files are still temporary: the process dies of the signal,
+# nothing is left
 mkdir "$TMP/sig"
-"$BENCH" batch -c 400 -j 2 "${TINY[@]}" --proofs-out "$TMP/sig/p.bin" >/dev/null 2>&1 &
+"$BENCH" batch -c 400 -j 2 "${TINY[@]}" --proofs-out "$TMP/sig/p.bin" --timeline "$TMP/sig/t.jsonl" \
+    >/dev/null 2>&1 &
 BPID=$!
-for _ in $(seq 100); do ls "$TMP"/sig/p.bin.tmp.* >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 200); do ls "$TMP"/sig/t.jsonl.tmp.* >/dev/null 2>&1 && break; sleep 0.05; done
 ls "$TMP"/sig/p.bin.tmp.* >/dev/null 2>&1 && pass "--proofs-out: the temporary file exists while running" ||
     fail "--proofs-out: no temporary file seen while running"
+ls "$TMP"/sig/t.jsonl.tmp.* >/dev/null 2>&1 && pass "--timeline: the temporary file exists while running" ||
+    fail "--timeline: no temporary file seen while running"
 kill -TERM "$BPID"
 BRC=0
 wait "$BPID" || BRC=$?
 [ "$BRC" -eq 143 ] && pass "SIGTERM: cuzk-bench dies of the signal (143)" || fail "SIGTERM: exit $BRC, expected 143"
-expect_empty_dir "$TMP/sig" "SIGTERM: the temporary proofs file is removed"
+expect_empty_dir "$TMP/sig" "SIGTERM: the temporary proofs and timeline files are removed"
 run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
 expect_fail "--proofs-out into a missing directory"
 grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||

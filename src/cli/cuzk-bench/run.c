@@ -622,6 +622,9 @@ int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, benc
         res->why = "cannot open the TIMELINE";
         goto out;
     }
+    char *tl_tmp = cuzk_timeline_temp_path(tl); /* removed if a signal stops the run */
+    if (tl_tmp)
+        cuzk_temp_track(tl_tmp);
     if (proofs && !(b.proofs = calloc((size_t)o->count * o->partitions, CUZK_GROTH16_PROOF_SIZE))) {
         bench_error("out of memory for %u proofs", o->count * o->partitions);
         res->why = "out of memory";
@@ -671,6 +674,8 @@ int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, benc
     b.key = NULL;
     cuzk_engine_free(e);
     e = NULL;
+    if (tl_tmp)
+        cuzk_temp_untrack(tl_tmp);
     rc = cuzk_timeline_close(tl, err, sizeof err);
     tl = NULL;
     if (rc != CUZK_OK) {
@@ -708,6 +713,8 @@ int bench_batch(const bench_opts *o, const bench_workload *w, bool summary, benc
 out:
     cuzk_engine_key_free(b.key);
     cuzk_engine_free(e);
+    if (tl && cuzk_timeline_temp_path(tl))
+        cuzk_temp_untrack(cuzk_timeline_temp_path(tl));
     cuzk_timeline_discard(tl); /* only when the engine never ran */
     free(b.proofs);
     free(b.latency.v);
