@@ -69,28 +69,19 @@ enum {
     ((RUN_FLAGS & ~((1u << F_GPU_WORKERS) | (1u << F_TIMELINE) | (1u << F_PROOFS_OUT))) | (1u << F_C_LIST) | \
      (1u << F_J_LIST) | (1u << F_GW_LIST) | (1u << F_CSV) | (1u << F_TIMELINE_DIR))
 
+/* one flag per line: a table to read, not to wrap */
+/* clang-format off */
 static const struct {
     const char *name, *alias, *arg, *help;
 } FLAGS[F_NFLAGS] = {
-    [F_WORKLOAD] = {"--workload", NULL, "NAME",
-                    "what to prove: random (default) or porep (PoRep-shaped, scale 2^-(27 - LG))"},
-    [F_BACKEND] = {"--backend", NULL, "NAME",
-                   "cpu (default); gpu: proofs and the workload's key on the CUDA device; auto: gpu where "
-                   "there is one"},
-    [F_EVAL] = {"--eval", NULL, "PLACE",
-                "where a, b, c = A z, B z, C z are made: host (synthesis workers), device (device phase) or "
-                "auto (default: the backend's choice; GPU: device, CPU: host)"},
+    [F_WORKLOAD] = {"--workload", NULL, "NAME", "what to prove: random (default) or porep (PoRep-shaped, scale 2^-(27 - LG))"},
+    [F_BACKEND] = {"--backend", NULL, "NAME", "cpu (default); gpu: proofs and the workload's key on the CUDA device; auto: gpu where there is one"},
+    [F_EVAL] = {"--eval", NULL, "PLACE", "where a, b, c = A z, B z, C z are made: host (synthesis workers), device (device phase) or auto (default: the backend's choice; GPU: device, CPU: host)"},
     [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
-    [F_CONSTRAINTS] =
-        {"--constraints", NULL, "LG",
-         "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
+    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
     [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
-    [F_EVAL_THREADS] = {"--eval-threads", NULL, "N",
-                        "host evaluation: threads of the one pool the synthesis workers evaluate a, b, c and "
-                        "check on, in turn (default: every online CPU)"},
-    [F_WITNESS] = {"--witness-threads", NULL, "N",
-                   "porep: threads of the one pool the synthesis workers build witnesses on, in turn "
-                   "(default: every online CPU)"},
+    [F_EVAL_THREADS] = {"--eval-threads", NULL, "N", "host evaluation: threads of the one pool the synthesis workers evaluate a, b, c and check on, in turn (default: every online CPU)"},
+    [F_WITNESS] = {"--witness-threads", NULL, "N", "porep: threads of the one pool the synthesis workers build witnesses on, in turn (default: every online CPU)"},
     [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
     [F_POST] = {"--post-threads", NULL, "N", "post-processing workers: epilogue + verification (default 1)"},
@@ -98,29 +89,21 @@ static const struct {
     [F_QUEUE] = {"--queue-depth", NULL, "N", "bounded GPU queue (default devices x gpu-workers)"},
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
     [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
-    [F_KEY_VRAM] = {"--key-vram", NULL, "SIZE",
-                    "GPU: device bytes for resident proving keys per device; a key beyond it is streamed "
-                    "from host memory (default 0: as many as fit)"},
+    [F_KEY_VRAM] = {"--key-vram", NULL, "SIZE", "GPU: device bytes for resident proving keys per device; a key beyond it is streamed from host memory (default 0: as many as fit)"},
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
-    [F_SEED] = {"--seed", NULL, "N",
-                "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same "
-                "proofs every run"},
+    [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
-    [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE",
-                      "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, "
-                      "partitions in order"},
+    [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE", "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, partitions in order"},
     [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
     [F_CONCURRENCY] = {"--concurrency", "-j", "M", "proofs in flight at once (default 2)"},
     [F_C_LIST] = {"--c-list", NULL, "N,...", "proofs per combination, the c of batch (default 5,10,20)"},
-    [F_J_LIST] = {"--j-list", NULL, "M,...",
-                  "proofs in flight, the j of batch (default 2,5,10); j > c is skipped"},
+    [F_J_LIST] = {"--j-list", NULL, "M,...", "proofs in flight, the j of batch (default 2,5,10); j > c is skipped"},
     [F_GW_LIST] = {"--gw-list", NULL, "G,...", "GPU workers per device sharing its lock, gw (default 1,2)"},
-    [F_CSV] = {"--csv", NULL, "FILE",
-               "also write the rows as CSV to FILE, rewritten atomically after each combination"},
-    [F_TIMELINE_DIR] = {"--timeline-dir", NULL, "DIR",
-                        "write each combination's TIMELINE to DIR/c<C>-j<J>-gw<G>.jsonl"},
+    [F_CSV] = {"--csv", NULL, "FILE", "also write the rows as CSV to FILE, rewritten atomically after each combination"},
+    [F_TIMELINE_DIR] = {"--timeline-dir", NULL, "DIR", "write each combination's TIMELINE to DIR/c<C>-j<J>-gw<G>.jsonl"},
 };
+/* clang-format on */
 
 typedef struct {
     const char *name, *synopsis, *summary, *help;
