@@ -11,8 +11,9 @@
 #       prove        GPU proofs byte-identical to CPU proofs, verified (host and device evaluation)
 #       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
 #       setup        the setup's fixed-base multiplications on the GPU, and whole keys, against the CPU's
-#       cli          `cuzk prove-params --device gpu`, `cuzk prove --device gpu` (snarkjs) and
-#                    `cuzk-bench --backend gpu` on small inputs
+#       cli          `cuzk prove-params --device gpu`, `cuzk prove --device gpu` (snarkjs), cuzkd on the
+#                    GPU backend (key resident, then streamed by key_vram) and `cuzk-bench --backend gpu`
+#                    on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
@@ -70,6 +71,7 @@ for t in ntt ec msm prove engine setup; do
 done
 has bench-porep && ! has prove && ! has bench-prove && targets+=(test_gpu_prove)
 if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-bench_cli); fi
+has cli && targets+=(cuzkd_cli)
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -111,6 +113,7 @@ has engine && run engine "$bdir/test_gpu_engine" 14
 has setup && run setup "$bdir/test_gpu_setup" check
 has cli && run cli bash tests/cli/test_cli_params.sh "$bdir"
 has cli && run cli-zkey bash tests/cli/test_cli.sh "$bdir"
+has cli && run cli-daemon bash tests/cli/test_daemon_gpu.sh "$bdir"
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
     has bench-sweep; then

@@ -1118,6 +1118,22 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     cuzk_engine_get_config(svc->engine, &ec);
     METRIC("cuzk_gpu_workers", "gauge", "GPU workers (devices x workers per device).");
     sb_printf(&b, "cuzk_gpu_workers %d\n", ec.devices * ec.gpu_workers);
+#ifdef CUZK_HAVE_GPU
+    if (ec.backend == cuzk_engine_backend_gpu() && ec.devices <= 64) {
+        uint64_t res[64];
+        unsigned streamed[64];
+        for (int d = 0; d < ec.devices; d++)
+            cuzk_engine_backend_gpu_keys(d, &res[d], &streamed[d]);
+        METRIC("cuzk_gpu_key_resident_bytes", "gauge",
+               "Device bytes of the proving keys resident on a device.");
+        for (int d = 0; d < ec.devices; d++)
+            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", d, res[d]);
+        METRIC("cuzk_gpu_keys_streamed", "gauge",
+               "Proving keys streamed from host memory on a device (over key_vram, or not fitting): slower.");
+        for (int d = 0; d < ec.devices; d++)
+            sb_printf(&b, "cuzk_gpu_keys_streamed{device=\"%d\"} %u\n", d, streamed[d]);
+    }
+#endif
     METRIC("cuzk_grpc_calls_total", "counter", "gRPC calls received.");
     sb_printf(&b, "cuzk_grpc_calls_total %" PRIu64 "\n", rs.calls);
     METRIC("cuzk_connections_open", "gauge", "Open client connections.");
