@@ -113,7 +113,7 @@ has engine && run engine "$bdir/test_gpu_engine" 14
 has setup && run setup "$bdir/test_gpu_setup" check
 has cli && run cli bash tests/cli/test_cli_params.sh "$bdir"
 has cli && run cli-zkey bash tests/cli/test_cli.sh "$bdir"
-has cli && run cli-daemon bash tests/cli/test_daemon_gpu.sh "$bdir"
+has cli && run cli-daemon bash tests/gpu/test_daemon_gpu.sh "$bdir"
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
     has bench-sweep; then

@@ -43,6 +43,12 @@ printf '[gpus]\nkey_vram = "40GiB"\n' >"$TMP/kv.toml"
 run "$CUZKD" --config "$TMP/kv.toml" --print-config
 expect 0 "gpus.key_vram = \"40GiB\" loads"
 expect_out '^key_vram = 42949672960$' "... and is in effect"
+run "$CUZKD" --config "$TMP/kv.toml" --key-vram 1M --print-config
+expect 0 "--key-vram 1M over the file"
+expect_out '^key_vram = 1048576$' "... replaces the file's 40GiB"
+run "$CUZKD" --key-vram plenty
+expect 2 "--key-vram plenty: exit 2"
+expect_err "^cuzkd: --key-vram expects a size such as 512M or 40GiB, or auto, not 'plenty'$" "... with the reason"
 printf '[engine]\nkey_vram = -1\n' >"$TMP/bad-kv.toml"
 run "$CUZKD" --config "$TMP/bad-kv.toml"
 expect 2 "engine.key_vram = -1: exit 2"

@@ -31,6 +31,7 @@ enum {
     O_LOGFILE,
     O_LOGFMT,
     O_BUDGET,
+    O_KEY_VRAM,
     O_BACKEND,
     O_EVAL,
     O_EVAL_THREADS,
@@ -65,6 +66,7 @@ static const struct option OPTS[] = {
     {"log-file", required_argument, NULL, O_LOGFILE},
     {"log-format", required_argument, NULL, O_LOGFMT},
     {"budget", required_argument, NULL, O_BUDGET},
+    {"key-vram", required_argument, NULL, O_KEY_VRAM},
     {"backend", required_argument, NULL, O_BACKEND},
     {"eval", required_argument, NULL, O_EVAL},
     {"eval-threads", required_argument, NULL, O_EVAL_THREADS},
@@ -107,6 +109,8 @@ static void usage(FILE *f)
                "      --log-file FILE        append to FILE, reopened on SIGHUP (stderr)\n"
                "      --log-format F         text or json (text)\n"
                "      --budget SIZE          engine memory budget, e.g. 64GiB (auto: RAM - 5 GiB)\n"
+               "      --key-vram SIZE        GPU: device bytes for resident proving keys per device;\n"
+               "                             keys beyond it are streamed from host memory (auto: all)\n"
                "      --backend B            auto, cpu or gpu (auto)\n"
                "      --eval P               where a, b, c are evaluated: auto, host or device (auto:\n"
                "                             the backend's choice, device on a GPU, host on the CPU)\n"
@@ -206,6 +210,12 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
             cfg->budget = 0;
         else if (cuzkd_parse_size(v, &cfg->budget) != 0 || cfg->budget == 0)
             return bad("--budget expects a size such as 512M or 64GiB, or auto, not '%s'%s", v, "");
+        return 0;
+    case O_KEY_VRAM:
+        if (!strcmp(v, "auto"))
+            cfg->key_vram = 0;
+        else if (cuzkd_parse_size(v, &cfg->key_vram) != 0 || cfg->key_vram == 0)
+            return bad("--key-vram expects a size such as 512M or 40GiB, or auto, not '%s'%s", v, "");
         return 0;
     case O_BACKEND:
         if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "gpu"))

@@ -2,9 +2,9 @@
 # test_daemon_gpu.sh — cuzkd on the CUDA backend (run by scripts/gpu-check.sh; needs a GPU): synthetic
 # PoRep proofs over the socket, and where the backend keeps the key, read from the metrics: resident by
 # default, streamed from host memory when engine.key_vram is smaller than the key.
-# Usage: bash tests/cli/test_daemon_gpu.sh <build-dir>
+# Usage: bash tests/gpu/test_daemon_gpu.sh <build-dir> (not a ctest test: CI has no GPU)
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/../cli/common.sh"
 cli_init "$@"
 BUILD=$(cd "$1" && pwd)
 CUZKD=$BUILD/cuzkd
