@@ -40,7 +40,6 @@
 #include "gpu/cuda_check.cuh"
 
 #define GPU_MAX_WORKERS 64 /* GPU workers per device */
-#define GPU_MAX_DEVICES 64 /* the engine's limit too */
 
 typedef struct key_entry {
     const cuzk_groth16_params *pk;
@@ -55,7 +54,6 @@ typedef struct key_entry {
 typedef struct {
     pthread_mutex_t lock;
     key_entry *keys;
-    uint64_t resident[GPU_MAX_DEVICES]; /* device bytes of the resident keys, by device */
 } gpu_ctx;
 
 typedef struct {
@@ -63,7 +61,20 @@ typedef struct {
     cuzk_pool *pool;
 } gpu_worker;
 
-static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL, {0}};
+static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
+/* Device bytes of the keys resident on dev, and how many are streamed there (the caller holds the lock). */
+static uint64_t keys_on(int dev, unsigned *streamed)
+{
+    uint64_t bytes = 0;
+    *streamed = 0;
+    for (const key_entry *e = g_ctx.keys; e; e = e->next)
+        if (e->dev == dev && e->gpk) {
+            bytes += e->resident;
+            *streamed += !e->resident;
+        }
+    return bytes;
+}
 
 static int gpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
                           size_t errlen)
@@ -118,18 +129,17 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     if (w->worker < 0 || w->worker >= GPU_MAX_WORKERS)
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
                          GPU_MAX_WORKERS - 1);
-    if (e->dev < 0 || e->dev >= GPU_MAX_DEVICES)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": device %d outside 0..%d", e->dev,
-                         GPU_MAX_DEVICES - 1);
     int rc = CUZK_OK;
     pthread_mutex_lock(&g_ctx.lock);
     if (!e->gpk) {
         /* resident when it fits within key_vram (and in the device's memory), else streamed from the host */
-        uint64_t bytes = cuzk_gpu_pk_bytes(e->pk), *held = &g_ctx.resident[e->dev];
-        rc = p->key_vram && *held + bytes > p->key_vram ? CUZK_ENOMEM
-                                                        : cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+        unsigned streamed;
+        uint64_t bytes = cuzk_gpu_pk_bytes(e->pk);
+        rc = p->key_vram && keys_on(e->dev, &streamed) + bytes > p->key_vram
+                 ? CUZK_ENOMEM
+                 : cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
         if (rc == CUZK_OK)
-            *held += e->resident = bytes;
+            e->resident = bytes;
         else if (rc == CUZK_ENOMEM)
             rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen);
     }
@@ -225,7 +235,6 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
             continue;
         }
         *pp = e->next;
-        g_ctx.resident[e->dev] -= e->resident;
         cudaSetDevice(e->dev);
         for (int i = 0; i < GPU_MAX_WORKERS; i++)
             cuzk_gpu_prover_free(e->provers[i]);
@@ -238,13 +247,8 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
 
 extern "C" void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed)
 {
-    *resident_bytes = 0, *streamed = 0;
-    if (dev < 0 || dev >= GPU_MAX_DEVICES)
-        return;
     pthread_mutex_lock(&g_ctx.lock);
-    *resident_bytes = g_ctx.resident[dev];
-    for (const key_entry *e = g_ctx.keys; e; e = e->next)
-        *streamed += e->dev == dev && e->gpk && !e->resident;
+    *resident_bytes = keys_on(dev, streamed);
     pthread_mutex_unlock(&g_ctx.lock);
 }
 
