@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""sass_cost.py — multiply-pipe cost of each kernel in an sm_90 cubin, without a GPU or a disassembler.
+
+The field products are bound by the integer multiply pipe (docs/design/009-gpu-ntt.md): an IMAD.WIDE or
+IMAD.HI holds it about twice as long as an IMAD, IMAD.X or IMAD.MOV. Whether ptxas fused a product's
+(lo, hi) halves into one IMAD.WIDE.U32.X or split them into IMAD.X + IMAD.HI.U32.X therefore shows in
+the counts. The opcode is the low 9 bits of an instruction's first 64-bit word on sm_90 (0x24 IMAD,
+0x25 IMAD.WIDE, 0x27 IMAD.HI); this was read off cuobjdump listings of the same kernels on the H200.
+
+    nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -cubin -o ntt.cubin src/gpu/ntt.cu
+    python3 bench/gpu/sass_cost.py ntt.cubin
+
+Prints, per kernel: instructions, IMAD.WIDE, IMAD.HI, other IMAD, and cost = 2·(wide + hi) + imad
+(in IMAD issue slots). Compare two builds of the same kernel; the absolute number includes the
+kernel's set-up code.
+"""
+import re
+import struct
+import subprocess
+import sys
+
+OPS = {0x24: "imad", 0x25: "wide", 0x27: "hi"}
+
+
+def kernels(path):
+    """(name, offset, size) of every .text.<kernel> section, from readelf."""
+    out = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        m = re.search(r"\]\s+\.text\.(\S+)\s+PROGBITS\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
+        if m:
+            yield m.group(1), int(m.group(2), 16), int(m.group(3), 16)
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: sass_cost.py FILE.cubin\n")
+        return 2
+    try:
+        data = open(argv[1], "rb").read()
+        secs = list(kernels(argv[1]))
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: {e}\n")
+        return 1
+    if not secs:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (not a cubin?)\n")
+        return 1
+    print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s}")
+    for name, off, size in sorted(secs):
+        n = {"imad": 0, "wide": 0, "hi": 0}
+        for i in range(off, off + size - 15, 16):
+            kind = OPS.get(struct.unpack_from("<Q", data, i)[0] & 0x1FF)
+            if kind:
+                n[kind] += 1
+        cost = 2 * (n["wide"] + n["hi"]) + n["imad"]
+        print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
