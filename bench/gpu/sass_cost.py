@@ -38,8 +38,11 @@ def main(argv):
     try:
         data = open(argv[1], "rb").read()
         secs = list(kernels(argv[1]))
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.stderr.write(f"sass_cost.py: {argv[1]}: {e}\n")
+    except OSError as e:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: {e.strerror}\n")
+        return 1
+    except subprocess.CalledProcessError:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: not an ELF file (readelf refused it)\n")
         return 1
     if not secs:
         sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (not a cubin?)\n")
@@ -57,4 +60,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except BrokenPipeError:  # output piped into head
+        sys.stderr.close()
+        sys.exit(0)
