@@ -160,6 +160,23 @@ static int int_arg(const char *name, const char *v, int lo, int hi, int *out)
     return 0;
 }
 
+/* A byte size such as 512M (never 0) or "auto" (0), for --budget and --key-vram. */
+static int size_arg(const char *name, const char *v, const char *example, uint64_t *out)
+{
+    if (!strcmp(v, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    if (cuzkd_parse_size(v, out) != 0 || *out == 0) {
+        fprintf(
+            stderr,
+            "cuzkd: %s expects a size such as %s, or auto, not '%s'\nRun `cuzkd --help` for the options.\n",
+            name, example, v);
+        return 2;
+    }
+    return 0;
+}
+
 /* Applies one flag to cfg; 0 or an exit status. */
 static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, bool *print)
 {
@@ -205,18 +222,8 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
             return bad("--log-format expects text or json, not '%s'%s", v, "");
         cfg->log_json = !strcmp(v, "json");
         return 0;
-    case O_BUDGET:
-        if (!strcmp(v, "auto"))
-            cfg->budget = 0;
-        else if (cuzkd_parse_size(v, &cfg->budget) != 0 || cfg->budget == 0)
-            return bad("--budget expects a size such as 512M or 64GiB, or auto, not '%s'%s", v, "");
-        return 0;
-    case O_KEY_VRAM:
-        if (!strcmp(v, "auto"))
-            cfg->key_vram = 0;
-        else if (cuzkd_parse_size(v, &cfg->key_vram) != 0 || cfg->key_vram == 0)
-            return bad("--key-vram expects a size such as 512M or 40GiB, or auto, not '%s'%s", v, "");
-        return 0;
+    case O_BUDGET: return size_arg("--budget", v, "512M or 64GiB", &cfg->budget);
+    case O_KEY_VRAM: return size_arg("--key-vram", v, "512M or 40GiB", &cfg->key_vram);
     case O_BACKEND:
         if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "gpu"))
             return bad("--backend expects auto, cpu or gpu, not '%s'%s", v, "");
