@@ -24,6 +24,9 @@
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
+#       bench-kernels (only when named) the kernel experiments of bench/gpu: batch_affine at 2^$BA_LG
+#                    (default 27; batch-affine additions and bucket trees against the library's
+#                    accumulation, every result checked) and msm_kernels (accumulation variants)
 #
 # Environment: CUZK_GPU_BUILD (build dir, default build-gpu): when it already
 # holds the four test programs and CUZK_GPU_NOBUILD=1, nothing is rebuilt (a
@@ -72,6 +75,7 @@ done
 has bench-porep && ! has prove && ! has bench-prove && targets+=(test_gpu_prove)
 if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-bench_cli); fi
 has cli && targets+=(cuzkd_cli)
+has bench-kernels && targets+=(batch_affine msm_kernels)
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -116,7 +120,7 @@ has cli && run cli-zkey bash tests/cli/test_cli.sh "$bdir"
 has cli && run cli-daemon bash tests/gpu/test_daemon_gpu.sh "$bdir"
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
-    has bench-sweep; then
+    has bench-sweep || has bench-kernels; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
@@ -140,13 +144,15 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
             --partitions 10 --c-list "${SWEEP_C:-5,10,20}" --j-list "${SWEEP_J:-2,5,10}" \
             --gw-list "${SWEEP_GW:-1,2}" --csv "$out/sweep.csv"
     fi
+    has bench-kernels && run bench-batch-affine "$bdir/batch_affine" "${BA_LG:-27}"
+    has bench-kernels && run bench-msm-kernels "$bdir/msm_kernels"
     kill "$smi_pid" 2>/dev/null
     wait "$smi_pid" 2>/dev/null
 fi
 
 step "summary"
 printf '%s\n' "${summary[@]}"
-for f in bench-ntt bench-msm bench-prove bench-porep bench-setup bench-sweep; do
+for f in bench-ntt bench-msm bench-prove bench-porep bench-setup bench-sweep bench-batch-affine bench-msm-kernels; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"

@@ -11,7 +11,10 @@
  *     folds, k_buckets, launched as msm_run step 4 launches them). A round
  *     costs about 1 ms whatever its size, so the tree may end early: once a
  *     round would have fewer than 2^F slots, each bucket sums what it has left
- *     with XYZZ mixed additions (F = 21..25 measured, and no early end).
+ *     with XYZZ mixed additions. Variants: the end (none, F = 21..25); how a
+ *     slot finds its two points (binary search for its key, or an index
+ *     written per round); the buckets in 1, 2 or 4 parts, one tree after the
+ *     other (lists that much shorter: the VRAM a library tree would need).
  *
  * One batch of n additions, each thread owning the K slots t, t + S, ...,
  * t + (K-1)S (S = ceil(n / K), so that neighbouring threads touch neighbouring
@@ -522,14 +525,15 @@ static __global__ void k_digits_rand(size_t m, unsigned B, unsigned lg_pts, uint
 }
 
 /* Next round's counts: a key with 2 or more elements gets half of them (rounded up); a key down to one
- * element is done and its point becomes the bucket. */
-static __global__ void k_tree_next(tree_src src, const uint32_t *cnt, unsigned B, uint32_t *next_cnt,
-                                   g1_xyzz_t *buckets)
+ * element is done and its point becomes the bucket. Only keys k_lo..k_hi take part (a tree over a part
+ * of the buckets needs lists that much shorter). */
+static __global__ void k_tree_next(tree_src src, const uint32_t *cnt, unsigned B, unsigned k_lo,
+                                   unsigned k_hi, uint32_t *next_cnt, g1_xyzz_t *buckets)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k > B + 1)
         return;
-    uint32_t c = k >= 1 && k <= B ? cnt[k] : 0;
+    uint32_t c = k >= k_lo && k <= k_hi ? cnt[k] : 0;
     next_cnt[k] = c >= 2 ? (c + 1) / 2 : 0;
     if (c == 1) {
         g1_affine_t p = src.elem(src.cur_off[k]);
@@ -542,10 +546,11 @@ static __global__ void k_tree_next(tree_src src, const uint32_t *cnt, unsigned B
 
 /* slot_src for the next round: one thread a key writes its slots' first elements and partner bits. */
 static __global__ void k_tree_slots(const uint32_t *cur_off, const uint32_t *cur_cnt,
-                                    const uint32_t *next_off, unsigned B, uint32_t *slot_src)
+                                    const uint32_t *next_off, unsigned k_lo, unsigned k_hi,
+                                    uint32_t *slot_src)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < 1 || k > B)
+    if (k < k_lo || k > k_hi)
         return;
     uint32_t c = cur_cnt[k], o = next_off[k], e = cur_off[k];
     if (c < 2)
@@ -556,10 +561,11 @@ static __global__ void k_tree_slots(const uint32_t *cur_off, const uint32_t *cur
 
 /* The tree's end once a round would be small: every key still holding 2 or more elements sums them with
  * XYZZ mixed additions, one thread a key (a round's fixed cost, about 1 ms, is then paid no more). */
-static __global__ void k_tree_finish(tree_src src, const uint32_t *cnt, unsigned B, g1_xyzz_t *buckets)
+static __global__ void k_tree_finish(tree_src src, const uint32_t *cnt, unsigned k_lo, unsigned k_hi,
+                                     g1_xyzz_t *buckets)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < 1 || k > B || cnt[k] < 2)
+    if (k < k_lo || k > k_hi || cnt[k] < 2)
         return;
     g1_xyzz_t acc;
     ec_xyzz_set_identity(acc);
@@ -626,9 +632,10 @@ static void lib_run(const g1_affine_t *bases, window &w, lib_acc &a, g1_xyzz_t *
     k_buckets<fp_t><<<blocks(B), NT>>>(lvl, lvl_off, B, buckets);
 }
 
-/* The tree: rounds until every key is down to one element, or until a round would have fewer than
- * finish_at slots, when k_tree_finish ends it. Returns the rounds run; per-round slot counts and times
- * (the end as one more entry) go to sizes / ms when given. */
+/* The tree over the keys in `parts` equal parts, one after the other: rounds until every key is down to
+ * one element, or until a round would have fewer than finish_at slots, when k_tree_finish ends it.
+ * Returns the steps (rounds and ends); per-step slot counts, times and whether it was an end go to
+ * sizes / ms / end when given. */
 struct tree_ws {
     g1_affine_t *list[2];
     uint32_t *cnt[2], *off[2];
@@ -638,48 +645,56 @@ struct tree_ws {
 };
 
 template <int K>
-static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t finish_at, g1_xyzz_t *buckets,
-                    size_t *sizes, float *ms, cudaEvent_t *ev)
+static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t finish_at, unsigned parts,
+                    g1_xyzz_t *buckets, size_t *sizes, bool *end, float *ms, cudaEvent_t *ev)
 {
     unsigned B = w.B;
     CK(cudaMemsetAsync(buckets, 0, (size_t)B * sizeof *buckets));
-    tree_src src = {bases, w.vals, NULL, w.offs, w.counts, NULL, NULL, B, NULL};
-    int r = 0, side = 0;
-    for (;; r++) {
-        if (ev)
-            CK(cudaEventRecord(ev[r]));
-        k_tree_next<<<blocks(B + 2), NT>>>(src, src.cur_cnt, B, t.cnt[side], buckets);
-        size_t tb = w.cub_bytes;
-        CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, t.cnt[side], t.off[side], (int)B + 2));
-        CK(cudaMemcpyAsync(t.total_h, t.off[side] + B + 1, 4, cudaMemcpyDeviceToHost));
-        CK(cudaStreamSynchronize(0));
-        size_t n = *t.total_h;
-        if (sizes)
-            sizes[r] = n;
-        if (n == 0)
-            break;
-        if (n < finish_at) {
-            k_tree_finish<<<blocks(B + 2), NT>>>(src, src.cur_cnt, B, buckets);
-            break;
+    int r = 0;
+    for (unsigned part = 0; part < parts; part++) {
+        unsigned k_lo = 1 + part * (B / parts), k_hi = part + 1 == parts ? B : (part + 1) * (B / parts);
+        tree_src src = {bases, w.vals, NULL, w.offs, w.counts, NULL, NULL, B, NULL};
+        for (int side = 0;; r++, side ^= 1) {
+            if (ev)
+                CK(cudaEventRecord(ev[r]));
+            k_tree_next<<<blocks(B + 2), NT>>>(src, src.cur_cnt, B, k_lo, k_hi, t.cnt[side], buckets);
+            size_t tb = w.cub_bytes;
+            CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, t.cnt[side], t.off[side], (int)B + 2));
+            CK(cudaMemcpyAsync(t.total_h, t.off[side] + B + 1, 4, cudaMemcpyDeviceToHost));
+            CK(cudaStreamSynchronize(0));
+            size_t n = *t.total_h;
+            if (sizes)
+                sizes[r] = n;
+            if (end)
+                end[r] = n == 0 || n < finish_at;
+            if (n == 0) {
+                r++;
+                break;
+            }
+            if (n < finish_at) {
+                k_tree_finish<<<blocks(B + 2), NT>>>(src, src.cur_cnt, k_lo, k_hi, buckets);
+                r++;
+                break;
+            }
+            src.next_off = t.off[side];
+            src.next = t.list[side];
+            if (t.slot_src) {
+                k_tree_slots<<<blocks(B + 2), NT>>>(src.cur_off, src.cur_cnt, src.next_off, k_lo, k_hi,
+                                                    t.slot_src);
+                src.slot_src = t.slot_src;
+            }
+            batch_run<K>(src, n, t.L);
+            /* the next round reads what this one wrote */
+            src.vals = NULL;
+            src.cur = t.list[side];
+            src.cur_off = t.off[side];
+            src.cur_cnt = t.cnt[side];
         }
-        src.next_off = t.off[side];
-        src.next = t.list[side];
-        if (t.slot_src) {
-            k_tree_slots<<<blocks(B + 2), NT>>>(src.cur_off, src.cur_cnt, src.next_off, B, t.slot_src);
-            src.slot_src = t.slot_src;
-        }
-        batch_run<K>(src, n, t.L);
-        /* the next round reads what this one wrote */
-        src.vals = NULL;
-        src.cur = t.list[side];
-        src.cur_off = t.off[side];
-        src.cur_cnt = t.cnt[side];
-        side ^= 1;
     }
     if (ev) {
-        CK(cudaEventRecord(ev[r + 1]));
-        CK(cudaEventSynchronize(ev[r + 1]));
-        for (int i = 0; i <= r; i++)
+        CK(cudaEventRecord(ev[r]));
+        CK(cudaEventSynchronize(ev[r]));
+        for (int i = 0; i < r; i++)
             ms[i] = elapsed(ev[i], ev[i + 1]);
     }
     return r;
@@ -754,20 +769,25 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
     }
     CK(cudaGetLastError());
     printf("one window: 2^%u entries over %u buckets (T = %u for the library), K = %d\n", lg, B, w.T, K);
-    printf("| %-44s | %8.3f ms | %6.3f G entries/s |\n", "library (k_items, folds, k_buckets)", best_lib,
+    printf("| %-50s | %8.3f ms | %6.3f G entries/s |\n", "library (k_items, folds, k_buckets)", best_lib,
            w.m / (best_lib * 1e6));
     /* the tree, ended by XYZZ sums once a round would have fewer slots than finish_at (0: never) */
     unsigned long long nbad = 0;
     uint32_t *slot_src;
     CK(cudaMalloc(&slot_src, cap * 4));
-    const int lg_finish[] = {0, 22, 23, 24, 0, 21, 22, 23, 24, 25};
-    for (size_t f = 0; f < sizeof lg_finish / sizeof lg_finish[0]; f++) {
-        size_t finish_at = lg_finish[f] ? (size_t)1 << lg_finish[f] : 0;
-        bool index = f >= 4;
-        t.slot_src = index ? slot_src : NULL;
+    struct {
+        bool index;
+        int lg_finish; /* 0: to the end */
+        unsigned parts;
+    } vs[] = {{false, 0, 1}, {false, 23, 1}, {true, 0, 1},  {true, 21, 1}, {true, 22, 1},
+              {true, 23, 1}, {true, 24, 1},  {true, 25, 1}, {true, 22, 2}, {true, 21, 4}};
+    for (size_t f = 0; f < sizeof vs / sizeof vs[0]; f++) {
+        size_t finish_at = vs[f].lg_finish ? (size_t)1 << vs[f].lg_finish : 0;
+        t.slot_src = vs[f].index ? slot_src : NULL;
         CK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
         size_t sizes[40];
-        int rounds = tree_run<K>(pts, w, t, finish_at, b_tree, sizes, NULL, NULL);
+        bool end[40];
+        int steps = tree_run<K>(pts, w, t, finish_at, vs[f].parts, b_tree, sizes, end, NULL, NULL);
         unsigned long long fbad;
         CK(cudaMemset(bad, 0, sizeof *bad));
         k_check_buckets<<<blocks(B), NT>>>(b_lib, b_tree, B, bad);
@@ -777,29 +797,32 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
         float best_tree = 1e30f, ms[40] = {0}, msr[40];
         for (int r = 0; r < 3; r++) {
             CK(cudaEventRecord(e0));
-            tree_run<K>(pts, w, t, finish_at, b_tree, NULL, msr, ev);
+            tree_run<K>(pts, w, t, finish_at, vs[f].parts, b_tree, NULL, NULL, msr, ev);
             CK(cudaEventRecord(e1));
             CK(cudaEventSynchronize(e1));
             float x = elapsed(e0, e1);
             if (x < best_tree) {
                 best_tree = x;
-                for (int i = 0; i <= rounds; i++)
+                for (int i = 0; i < steps; i++)
                     ms[i] = msr[i];
             }
         }
         CK(cudaGetLastError());
         char name[64];
-        const char *how = index ? "slot index" : "key search";
+        const char *how = vs[f].index ? "slot index" : "key search";
+        int len = snprintf(name, sizeof name, "tree (%s)", how);
         if (finish_at)
-            snprintf(name, sizeof name, "tree (%s), XYZZ below 2^%d", how, lg_finish[f]);
+            len += snprintf(name + len, sizeof name - len, ", XYZZ below 2^%d", vs[f].lg_finish);
         else
-            snprintf(name, sizeof name, "tree (%s) to the end", how);
-        printf("| %-44s | %8.3f ms | %6.3f G entries/s | %.2fx | %d rounds | %llu buckets differ |\n", name,
-               best_tree, w.m / (best_tree * 1e6), best_lib / best_tree, rounds, fbad);
-        printf("  rounds (slots: ms):");
-        for (int i = 0; i < rounds; i++)
-            printf(" %zu: %.3f", sizes[i], ms[i]);
-        printf(" | end (%s) %.3f\n", finish_at ? "XYZZ sums" : "empty round", ms[rounds]);
+            len += snprintf(name + len, sizeof name - len, " to the end");
+        if (vs[f].parts > 1)
+            snprintf(name + len, sizeof name - len, ", %u parts", vs[f].parts);
+        printf("| %-50s | %8.3f ms | %6.3f G entries/s | %.2fx | %llu buckets differ |\n", name, best_tree,
+               w.m / (best_tree * 1e6), best_lib / best_tree, fbad);
+        printf("  steps (slots: ms):");
+        for (int i = 0; i < steps; i++)
+            printf(end[i] ? " | end at %zu: %.3f" : " %zu: %.3f", sizes[i], ms[i]);
+        printf("\n");
     }
     for (int i = 0; i < 40; i++)
         CK(cudaEventDestroy(ev[i]));
