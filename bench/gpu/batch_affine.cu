@@ -32,40 +32,25 @@
  * P = -Q and a slot with no partner are selected per slot, with d = 1 where
  * there is nothing to invert.
  *
- * The bases are real curve points (random x until x^3 + 4 is a square), so that
- * sums in different orders agree. Checks: every pair sum against the XYZZ
+ * The bases are real curve points (random x until x^3 + 4 is a square; 2^22
+ * of them, repeated to fill 2^LG_BASES places), so that sums in different
+ * orders agree. Checks: every pair sum against the XYZZ
  * mixed addition of the same pair; every bucket of the window against the
  * library's bucket. Outputs are poisoned before each checked run.
  *
- *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc \
- *        bench/gpu/batch_affine.cu -o batch_affine && ./batch_affine [LG]
+ *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -Itests/gpu \
+ *        bench/gpu/batch_affine.cu -o batch_affine && ./batch_affine [LG [LG_BASES]]
+ * LG: the window's entries (default 27); LG_BASES: how many bases the entries
+ * point into (default 27, a PoRep partition's H bases: 12.9 GB).
  */
 #include <vector>
 
+#include "bench_gpu.cuh"
 #include "gpu/msm_impl.cuh"
-
-#define CK(call)                                                                                             \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
 
 #define NT 256       /* threads per block, every kernel */
 #define TOP_MAX 64   /* the top level inverts at most this many elements in one thread */
-#define LG_POINTS 22 /* distinct bases */
-
-static __device__ uint32_t mix32(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
+#define LG_POINTS 22 /* distinct points at the most (the bases repeat them) */
 
 /* a^e, Montgomery form in and out, e in 32-bit words least significant first:
  * fixed 4-bit windows, 384 squares and 96 products. */
@@ -275,7 +260,19 @@ template <class S> static __device__ fp_t slot_denom(const S &src, size_t i)
     return add_denom(add_kind(P, Q, has_q), P, Q);
 }
 
-template <int K, class S> __global__ void __launch_bounds__(NT) k_pre0(S src, size_t n, fp_t *pre, fp_t *tot)
+/* The elements of a level above the first: their own values are the denominators. */
+struct elems_src {
+    const fp_t *d;
+};
+
+static __device__ fp_t slot_denom(const elems_src &src, size_t i)
+{
+    return fp_load(&src.d[i]);
+}
+
+/* Upward, any level: running products of the denominators over the thread's K slots, stored per slot;
+ * the thread's total goes to the level above. */
+template <int K, class S> __global__ void __launch_bounds__(NT) k_pre(S src, size_t n, fp_t *pre, fp_t *tot)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= SS)
@@ -287,24 +284,6 @@ template <int K, class S> __global__ void __launch_bounds__(NT) k_pre0(S src, si
             break;
         fp_t d = slot_denom(src, i);
         run = j ? fp_mul(run, d) : d;
-        fp_store(&pre[i], run);
-    }
-    fp_store(&tot[t], run);
-}
-
-/* Level l > 0, upward: the same over an array of n elements. */
-template <int K> __global__ void __launch_bounds__(NT) k_pre(const fp_t *d, size_t n, fp_t *pre, fp_t *tot)
-{
-    size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= SS)
-        return;
-    fp_t run;
-    for (int j = 0; j < K; j++) {
-        size_t i = t + j * SS;
-        if (i >= n)
-            break;
-        fp_t x = fp_load(&d[i]);
-        run = j ? fp_mul(run, x) : x;
         fp_store(&pre[i], run);
     }
     fp_store(&tot[t], run);
@@ -394,9 +373,9 @@ static levels levels_alloc(size_t n, int K)
     levels L;
     for (size_t m = n;; m = (m + K - 1) / K) {
         fp_t *p, *t, *v;
-        CK(cudaMalloc(&p, m * sizeof(fp_t)));
-        CK(cudaMalloc(&v, m * sizeof(fp_t)));
-        CK(cudaMalloc(&t, ((m + K - 1) / K) * sizeof(fp_t)));
+        CUDA_OK(cudaMalloc(&p, m * sizeof(fp_t)));
+        CUDA_OK(cudaMalloc(&v, m * sizeof(fp_t)));
+        CUDA_OK(cudaMalloc(&t, ((m + K - 1) / K) * sizeof(fp_t)));
         L.cap.push_back(m);
         L.pre.push_back(p);
         L.inv.push_back(v);
@@ -410,9 +389,9 @@ static levels levels_alloc(size_t n, int K)
 static void levels_free(levels &L)
 {
     for (size_t l = 0; l < L.cap.size(); l++) {
-        CK(cudaFree(L.pre[l]));
-        CK(cudaFree(L.tot[l]));
-        CK(cudaFree(L.inv[l]));
+        CUDA_OK(cudaFree(L.pre[l]));
+        CUDA_OK(cudaFree(L.tot[l]));
+        CUDA_OK(cudaFree(L.inv[l]));
     }
 }
 
@@ -424,14 +403,14 @@ template <int K, class S> static void batch_run(S src, size_t n, levels &L)
         len.push_back((len.back() + K - 1) / K);
     size_t top = len.size() - 1;
     if (top == 0) { /* tiny: the top inverts the denominators themselves */
-        k_pre0<1, S><<<blocks(n), NT>>>(src, n, L.pre[0], L.tot[0]);
+        k_pre<1, S><<<blocks(n), NT>>>(src, n, L.pre[0], L.tot[0]);
         k_top<<<1, 32>>>(L.tot[0], (unsigned)n, L.inv[1]);
         k_final0<1, S><<<blocks(n), NT>>>(src, n, L.pre[0], L.inv[1]);
         return;
     }
-    k_pre0<K, S><<<blocks(len[1]), NT>>>(src, n, L.pre[0], L.tot[0]);
+    k_pre<K, S><<<blocks(len[1]), NT>>>(src, n, L.pre[0], L.tot[0]);
     for (size_t l = 1; l < top; l++)
-        k_pre<K><<<blocks(len[l + 1]), NT>>>(L.tot[l - 1], len[l], L.pre[l], L.tot[l]);
+        k_pre<K, elems_src><<<blocks(len[l + 1]), NT>>>(elems_src{L.tot[l - 1]}, len[l], L.pre[l], L.tot[l]);
     k_top<<<1, 32>>>(L.tot[top - 1], (unsigned)len[top], L.inv[top]);
     for (size_t l = top - 1; l >= 1; l--)
         k_back<K><<<blocks(len[l + 1]), NT>>>(L.tot[l - 1], L.pre[l], L.inv[l + 1], len[l], L.inv[l]);
@@ -441,7 +420,7 @@ template <int K, class S> static void batch_run(S src, size_t n, levels &L)
 static float elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
+    CUDA_OK(cudaEventElapsedTime(&ms, a, b));
     return ms;
 }
 
@@ -479,32 +458,32 @@ static int bench_pairs(const g1_affine_t *pts, const uint32_t *idx, size_t n, g1
     levels L = levels_alloc(n, K);
     pair_src src = {pts, idx, out};
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaMemset(out, 0xa5, n * sizeof *out));
-    CK(cudaMemset(bad, 0, sizeof *bad));
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    CUDA_OK(cudaMemset(out, 0xa5, n * sizeof *out));
+    CUDA_OK(cudaMemset(bad, 0, sizeof *bad));
     batch_run<K>(src, n, L);
     k_check_pairs<<<blocks(n), NT>>>(pts, idx, n, out, bad);
     unsigned long long nbad;
-    CK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
     float best = 1e30f;
     for (int r = 0; r < 3; r++) {
-        CK(cudaEventRecord(e0));
+        CUDA_OK(cudaEventRecord(e0));
         batch_run<K>(src, n, L);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
+        CUDA_OK(cudaEventRecord(e1));
+        CUDA_OK(cudaEventSynchronize(e1));
+        CUDA_OK(cudaGetLastError());
         float ms = elapsed(e0, e1);
         best = ms < best ? ms : best;
     }
     cudaFuncAttributes fa;
-    CK(cudaFuncGetAttributes(&fa, (const void *)k_final0<K, pair_src>));
+    CUDA_OK(cudaFuncGetAttributes(&fa, (const void *)k_final0<K, pair_src>));
     printf(
         "| pairs, K=%-2d | 2^%-2d | %8.3f ms | %6.3f G add/s | final %3d regs %4zu B local | %llu wrong |\n",
         K, __builtin_ctzll(n), best, n / (best * 1e6), fa.numRegs, (size_t)fa.localSizeBytes, nbad);
     levels_free(L);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
     return nbad ? 1 : 0;
 }
 
@@ -610,7 +589,7 @@ static void lib_run(const g1_affine_t *bases, window &w, lib_acc &a, g1_xyzz_t *
     uint32_t n_tail = (uint32_t)w.m;
     k_chunk_counts<<<blocks(B + 2), NT>>>(w.offs, B, T, a.item_cnt);
     size_t tb = w.cub_bytes;
-    CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, a.item_cnt, a.item_off, (int)B + 2));
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, a.item_cnt, a.item_off, (int)B + 2));
     size_t chunks = ceil_div_u(n_tail, T), max_items = chunks + B;
     k_items<fp_t><<<blocks(chunks), NT>>>(bases, w.keys, w.vals, w.offs, a.item_off, B, T, a.items);
     const g1_xyzz_t *lvl = a.items;
@@ -622,7 +601,7 @@ static void lib_run(const g1_affine_t *bases, window &w, lib_acc &a, g1_xyzz_t *
         g1_xyzz_t *dst = side ? a.items : a.folded;
         k_item_counts<<<blocks(B + 2), NT>>>(lvl_cnt, B, MSM_FOLD, cnt);
         tb = w.cub_bytes;
-        CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, cnt, off, (int)B + 2));
+        CUDA_OK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, cnt, off, (int)B + 2));
         lvl_len = msm_fold_len(lvl_len, B);
         k_fold<fp_t><<<blocks(lvl_len), NT>>>(lvl, lvl_off, off, B, dst);
         lvl = dst, lvl_cnt = cnt, lvl_off = off;
@@ -649,19 +628,19 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
                     g1_xyzz_t *buckets, size_t *sizes, bool *end, float *ms, cudaEvent_t *ev)
 {
     unsigned B = w.B;
-    CK(cudaMemsetAsync(buckets, 0, (size_t)B * sizeof *buckets));
+    CUDA_OK(cudaMemsetAsync(buckets, 0, (size_t)B * sizeof *buckets));
     int r = 0;
     for (unsigned part = 0; part < parts; part++) {
         unsigned k_lo = 1 + part * (B / parts), k_hi = part + 1 == parts ? B : (part + 1) * (B / parts);
         tree_src src = {bases, w.vals, NULL, w.offs, w.counts, NULL, NULL, B, NULL};
         for (int side = 0;; r++, side ^= 1) {
             if (ev)
-                CK(cudaEventRecord(ev[r]));
+                CUDA_OK(cudaEventRecord(ev[r]));
             k_tree_next<<<blocks(B + 2), NT>>>(src, src.cur_cnt, B, k_lo, k_hi, t.cnt[side], buckets);
             size_t tb = w.cub_bytes;
-            CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, t.cnt[side], t.off[side], (int)B + 2));
-            CK(cudaMemcpyAsync(t.total_h, t.off[side] + B + 1, 4, cudaMemcpyDeviceToHost));
-            CK(cudaStreamSynchronize(0));
+            CUDA_OK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, t.cnt[side], t.off[side], (int)B + 2));
+            CUDA_OK(cudaMemcpyAsync(t.total_h, t.off[side] + B + 1, 4, cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaStreamSynchronize(0));
             size_t n = *t.total_h;
             if (sizes)
                 sizes[r] = n;
@@ -692,15 +671,16 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
         }
     }
     if (ev) {
-        CK(cudaEventRecord(ev[r]));
-        CK(cudaEventSynchronize(ev[r]));
+        CUDA_OK(cudaEventRecord(ev[r]));
+        CUDA_OK(cudaEventSynchronize(ev[r]));
         for (int i = 0; i < r; i++)
             ms[i] = elapsed(ev[i], ev[i + 1]);
     }
     return r;
 }
 
-template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned long long *bad)
+template <int K>
+static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsigned long long *bad)
 {
     window w;
     w.m = (size_t)1 << lg;
@@ -708,73 +688,73 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
     w.T = msm_item_len(w.m);
     unsigned B = w.B;
     uint32_t *keys0, *vals0;
-    CK(cudaMalloc(&keys0, w.m * 4));
-    CK(cudaMalloc(&vals0, w.m * 4));
-    CK(cudaMalloc(&w.keys, w.m * 4));
-    CK(cudaMalloc(&w.vals, w.m * 4));
-    CK(cudaMalloc(&w.counts, (B + 2) * 4));
-    CK(cudaMalloc(&w.offs, (B + 2) * 4));
-    CK(cudaMemset(w.counts, 0, (B + 2) * 4));
-    k_digits_rand<<<blocks(w.m), NT>>>(w.m, B, LG_POINTS, keys0, vals0, w.counts);
+    CUDA_OK(cudaMalloc(&keys0, w.m * 4));
+    CUDA_OK(cudaMalloc(&vals0, w.m * 4));
+    CUDA_OK(cudaMalloc(&w.keys, w.m * 4));
+    CUDA_OK(cudaMalloc(&w.vals, w.m * 4));
+    CUDA_OK(cudaMalloc(&w.counts, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&w.offs, (B + 2) * 4));
+    CUDA_OK(cudaMemset(w.counts, 0, (B + 2) * 4));
+    k_digits_rand<<<blocks(w.m), NT>>>(w.m, B, lgb, keys0, vals0, w.counts);
     size_t sort_b = 0, scan_b = 0;
-    CK(cub::DeviceRadixSort::SortPairs(NULL, sort_b, keys0, w.keys, vals0, w.vals, (int)w.m, 0, 20));
-    CK(cub::DeviceScan::ExclusiveSum(NULL, scan_b, w.counts, w.offs, (int)B + 2));
+    CUDA_OK(cub::DeviceRadixSort::SortPairs(NULL, sort_b, keys0, w.keys, vals0, w.vals, (int)w.m, 0, 20));
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(NULL, scan_b, w.counts, w.offs, (int)B + 2));
     w.cub_bytes = sort_b > scan_b ? sort_b : scan_b;
-    CK(cudaMalloc(&w.cub_tmp, w.cub_bytes));
+    CUDA_OK(cudaMalloc(&w.cub_tmp, w.cub_bytes));
     size_t tb = w.cub_bytes;
-    CK(cub::DeviceRadixSort::SortPairs(w.cub_tmp, tb, keys0, w.keys, vals0, w.vals, (int)w.m, 0, 20));
+    CUDA_OK(cub::DeviceRadixSort::SortPairs(w.cub_tmp, tb, keys0, w.keys, vals0, w.vals, (int)w.m, 0, 20));
     tb = w.cub_bytes;
-    CK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, w.counts, w.offs, (int)B + 2));
-    CK(cudaFree(keys0));
-    CK(cudaFree(vals0));
+    CUDA_OK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, w.counts, w.offs, (int)B + 2));
+    CUDA_OK(cudaFree(keys0));
+    CUDA_OK(cudaFree(vals0));
 
     lib_acc a;
     size_t chunks = ceil_div_u(w.m, w.T);
-    CK(cudaMalloc(&a.item_cnt, (B + 2) * 4));
-    CK(cudaMalloc(&a.item_off, (B + 2) * 4));
-    CK(cudaMalloc(&a.fold_cnt, (B + 2) * 4));
-    CK(cudaMalloc(&a.fold_off, (B + 2) * 4));
-    CK(cudaMalloc(&a.items, (chunks + B) * sizeof(g1_xyzz_t)));
-    CK(cudaMalloc(&a.folded, msm_fold_len(chunks + B, B) * sizeof(g1_xyzz_t)));
+    CUDA_OK(cudaMalloc(&a.item_cnt, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&a.item_off, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&a.fold_cnt, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&a.fold_off, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&a.items, (chunks + B) * sizeof(g1_xyzz_t)));
+    CUDA_OK(cudaMalloc(&a.folded, msm_fold_len(chunks + B, B) * sizeof(g1_xyzz_t)));
     tree_ws t;
     size_t cap = w.m / 2 + B + 1;
     for (int s = 0; s < 2; s++) {
-        CK(cudaMalloc(&t.list[s], cap * sizeof(g1_affine_t)));
-        CK(cudaMalloc(&t.cnt[s], (B + 2) * 4));
-        CK(cudaMalloc(&t.off[s], (B + 2) * 4));
+        CUDA_OK(cudaMalloc(&t.list[s], cap * sizeof(g1_affine_t)));
+        CUDA_OK(cudaMalloc(&t.cnt[s], (B + 2) * 4));
+        CUDA_OK(cudaMalloc(&t.off[s], (B + 2) * 4));
     }
-    CK(cudaMallocHost(&t.total_h, 4));
+    CUDA_OK(cudaMallocHost(&t.total_h, 4));
     t.L = levels_alloc(cap, K);
     g1_xyzz_t *b_lib, *b_tree;
-    CK(cudaMalloc(&b_lib, (size_t)B * sizeof *b_lib));
-    CK(cudaMalloc(&b_tree, (size_t)B * sizeof *b_tree));
-    CK(cudaMemset(b_lib, 0xa5, (size_t)B * sizeof *b_lib));
-    CK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
+    CUDA_OK(cudaMalloc(&b_lib, (size_t)B * sizeof *b_lib));
+    CUDA_OK(cudaMalloc(&b_tree, (size_t)B * sizeof *b_tree));
+    CUDA_OK(cudaMemset(b_lib, 0xa5, (size_t)B * sizeof *b_lib));
+    CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
 
     cudaEvent_t e0, e1, ev[40];
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
     for (int i = 0; i < 40; i++)
-        CK(cudaEventCreate(&ev[i]));
+        CUDA_OK(cudaEventCreate(&ev[i]));
     /* the library, checked against nothing (it is the reference), then timed */
     lib_run(pts, w, a, b_lib);
     float best_lib = 1e30f;
     for (int r = 0; r < 3; r++) {
-        CK(cudaEventRecord(e0));
+        CUDA_OK(cudaEventRecord(e0));
         lib_run(pts, w, a, b_lib);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
+        CUDA_OK(cudaEventRecord(e1));
+        CUDA_OK(cudaEventSynchronize(e1));
         float x = elapsed(e0, e1);
         best_lib = x < best_lib ? x : best_lib;
     }
-    CK(cudaGetLastError());
+    CUDA_OK(cudaGetLastError());
     printf("one window: 2^%u entries over %u buckets (T = %u for the library), K = %d\n", lg, B, w.T, K);
     printf("| %-50s | %8.3f ms | %6.3f G entries/s |\n", "library (k_items, folds, k_buckets)", best_lib,
            w.m / (best_lib * 1e6));
     /* the tree, ended by XYZZ sums once a round would have fewer slots than finish_at (0: never) */
     unsigned long long nbad = 0;
     uint32_t *slot_src;
-    CK(cudaMalloc(&slot_src, cap * 4));
+    CUDA_OK(cudaMalloc(&slot_src, cap * 4));
     struct {
         bool index;
         int lg_finish; /* 0: to the end */
@@ -784,22 +764,22 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
     for (size_t f = 0; f < sizeof vs / sizeof vs[0]; f++) {
         size_t finish_at = vs[f].lg_finish ? (size_t)1 << vs[f].lg_finish : 0;
         t.slot_src = vs[f].index ? slot_src : NULL;
-        CK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
+        CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
         size_t sizes[40];
         bool end[40];
         int steps = tree_run<K>(pts, w, t, finish_at, vs[f].parts, b_tree, sizes, end, NULL, NULL);
         unsigned long long fbad;
-        CK(cudaMemset(bad, 0, sizeof *bad));
+        CUDA_OK(cudaMemset(bad, 0, sizeof *bad));
         k_check_buckets<<<blocks(B), NT>>>(b_lib, b_tree, B, bad);
-        CK(cudaMemcpy(&fbad, bad, sizeof fbad, cudaMemcpyDeviceToHost));
-        CK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(&fbad, bad, sizeof fbad, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaGetLastError());
         nbad += fbad;
         float best_tree = 1e30f, ms[40] = {0}, msr[40];
         for (int r = 0; r < 3; r++) {
-            CK(cudaEventRecord(e0));
+            CUDA_OK(cudaEventRecord(e0));
             tree_run<K>(pts, w, t, finish_at, vs[f].parts, b_tree, NULL, NULL, msr, ev);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
+            CUDA_OK(cudaEventRecord(e1));
+            CUDA_OK(cudaEventSynchronize(e1));
             float x = elapsed(e0, e1);
             if (x < best_tree) {
                 best_tree = x;
@@ -807,7 +787,7 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
                     ms[i] = msr[i];
             }
         }
-        CK(cudaGetLastError());
+        CUDA_OK(cudaGetLastError());
         char name[64];
         const char *how = vs[f].index ? "slot index" : "key search";
         int len = snprintf(name, sizeof name, "tree (%s)", how);
@@ -825,60 +805,70 @@ template <int K> static int bench_window(const g1_affine_t *pts, unsigned lg, un
         printf("\n");
     }
     for (int i = 0; i < 40; i++)
-        CK(cudaEventDestroy(ev[i]));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+        CUDA_OK(cudaEventDestroy(ev[i]));
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
     levels_free(t.L);
     for (int s = 0; s < 2; s++) {
-        CK(cudaFree(t.list[s]));
-        CK(cudaFree(t.cnt[s]));
-        CK(cudaFree(t.off[s]));
+        CUDA_OK(cudaFree(t.list[s]));
+        CUDA_OK(cudaFree(t.cnt[s]));
+        CUDA_OK(cudaFree(t.off[s]));
     }
-    CK(cudaFreeHost(t.total_h));
-    CK(cudaFree(slot_src));
+    CUDA_OK(cudaFreeHost(t.total_h));
+    CUDA_OK(cudaFree(slot_src));
     void *fr[] = {a.item_cnt, a.item_off, a.fold_cnt, a.fold_off, a.items, a.folded, b_lib,
                   b_tree,     w.keys,     w.vals,     w.counts,   w.offs,  w.cub_tmp};
     for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++)
-        CK(cudaFree(fr[i]));
+        CUDA_OK(cudaFree(fr[i]));
     return nbad ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-    int lg = argc > 1 ? atoi(argv[1]) : 27;
+    int lg = argc > 1 ? atoi(argv[1]) : 27, lgb = argc > 2 ? atoi(argv[2]) : 27;
     if (lg < 20 || lg > 28) {
         fprintf(stderr, "batch_affine: LG must be 20..28 (a window of 2^LG entries), got '%s'\n", argv[1]);
         return 2;
     }
-    size_t npts = (size_t)1 << LG_POINTS, n = (size_t)1 << (lg - 1);
+    if (lgb < 12 || lgb > 28) {
+        fprintf(stderr, "batch_affine: LG_BASES must be 12..28 (2^LG_BASES bases), got '%s'\n", argv[2]);
+        return 2;
+    }
+    /* 2^LG_POINTS distinct points (fewer when LG_BASES is smaller), repeated to fill 2^LG_BASES places:
+     * the gathers touch as much memory as a key of that size, the values repeat */
+    int lgp = lgb < LG_POINTS ? lgb : LG_POINTS;
+    size_t npts = (size_t)1 << lgp, nb = (size_t)1 << lgb, n = (size_t)1 << (lg - 1);
     g1_affine_t *pts, *out;
     uint32_t *idx;
     unsigned long long *bad;
-    CK(cudaMalloc(&pts, npts * sizeof *pts));
-    CK(cudaMalloc(&idx, 2 * n * sizeof *idx));
-    CK(cudaMalloc(&out, n * sizeof *out));
-    CK(cudaMalloc(&bad, sizeof *bad));
+    CUDA_OK(cudaMalloc(&pts, nb * sizeof *pts));
+    CUDA_OK(cudaMalloc(&idx, 2 * n * sizeof *idx));
+    CUDA_OK(cudaMalloc(&out, n * sizeof *out));
+    CUDA_OK(cudaMalloc(&bad, sizeof *bad));
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventRecord(e0));
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    CUDA_OK(cudaEventRecord(e0));
     k_points<<<blocks(npts), NT>>>(pts, npts);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaGetLastError());
-    printf("2^%d curve points in %.1f ms\n", LG_POINTS, elapsed(e0, e1));
-    k_pair_idx<<<blocks(2 * n), NT>>>(idx, 2 * n, LG_POINTS);
+    CUDA_OK(cudaEventRecord(e1));
+    CUDA_OK(cudaEventSynchronize(e1));
+    CUDA_OK(cudaGetLastError());
+    for (size_t at = npts; at < nb; at += npts)
+        CUDA_OK(cudaMemcpy(pts + at, pts, npts * sizeof *pts, cudaMemcpyDeviceToDevice));
+    printf("2^%d curve points in %.1f ms, repeated to 2^%d bases (%.1f GB)\n", lgp, elapsed(e0, e1), lgb,
+           nb * sizeof *pts / 1e9);
+    k_pair_idx<<<blocks(2 * n), NT>>>(idx, 2 * n, (unsigned)lgb);
     int fails = 0;
-    printf("1. one round of independent pairs (gathered from 2^%d bases)\n", LG_POINTS);
+    printf("1. one round of independent pairs (gathered from 2^%d bases)\n", lgb);
     fails += bench_pairs<32>(pts, idx, n, out, bad);
     fails += bench_pairs<16>(pts, idx, n, out, bad);
     fails += bench_pairs<8>(pts, idx, n, out, bad);
     for (size_t m = n / 4; m >= n / 256; m /= 4)
         fails += bench_pairs<32>(pts, idx, m, out, bad);
-    CK(cudaFree(idx));
-    CK(cudaFree(out));
+    CUDA_OK(cudaFree(idx));
+    CUDA_OK(cudaFree(out));
     printf("2. one window\n");
-    fails += bench_window<32>(pts, (unsigned)lg, bad);
+    fails += bench_window<32>(pts, (unsigned)lg, (unsigned)lgb, bad);
     printf("batch_affine: %s\n", fails ? "FAILED" : "done, every sum and bucket checked");
     return fails ? 1 : 0;
 }

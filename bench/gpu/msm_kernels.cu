@@ -11,19 +11,11 @@
  * mixed addition does not depend on the values (no branch is taken on data
  * except the rare identity/equal-x cases, which random data never hits).
  *
- *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc \
+ *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -Itests/gpu \
  *        bench/gpu/msm_kernels.cu -o msm_kernels && ./msm_kernels [LG]
  */
+#include "bench_gpu.cuh"
 #include "gpu/msm_impl.cuh"
-
-#define CK(call)                                                                                             \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
 
 /* One item's sum with one inlined mixed addition (sign applied by a select),
  * optionally loading the next entry's base before adding the current one. */
@@ -71,16 +63,6 @@ __global__ void __launch_bounds__(NT, MINB) k_items_v(const g1_affine_t *__restr
     items[t] = acc;
 }
 
-static __device__ uint32_t mix32(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 /* Random field elements below p (top word masked), and random signed indices below n. */
 static __global__ void k_fill(g1_affine_t *bases, size_t n, uint32_t *vals, size_t m, unsigned lg_n)
 {
@@ -125,15 +107,15 @@ int main(int argc, char **argv)
     g1_affine_t *bases;
     uint32_t *vals, *offs, *item_off;
     g1_xyzz_t *items, *buckets;
-    CK(cudaMalloc(&bases, n * sizeof *bases));
-    CK(cudaMalloc(&vals, m * 4));
-    CK(cudaMalloc(&offs, (B + 2) * 4));
-    CK(cudaMalloc(&item_off, (B + 2) * 4));
-    CK(cudaMalloc(&items, n_items * sizeof *items));
-    CK(cudaMalloc(&buckets, (size_t)B * sizeof *buckets));
+    CUDA_OK(cudaMalloc(&bases, n * sizeof *bases));
+    CUDA_OK(cudaMalloc(&vals, m * 4));
+    CUDA_OK(cudaMalloc(&offs, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&item_off, (B + 2) * 4));
+    CUDA_OK(cudaMalloc(&items, n_items * sizeof *items));
+    CUDA_OK(cudaMalloc(&buckets, (size_t)B * sizeof *buckets));
     k_fill<<<(unsigned)((n > m ? n : m) + 255) / 256, 256>>>(bases, n, vals, m, lg);
     k_layout<<<(B + 2 + 255) / 256, 256>>>(offs, item_off, B, per, T);
-    CK(cudaDeviceSynchronize());
+    CUDA_OK(cudaDeviceSynchronize());
     printf("one window: %zu entries over %u buckets (%u each), T = %u, %zu items\n", m, B, per, T, n_items);
 
     variant vs[] = {
@@ -145,23 +127,23 @@ int main(int argc, char **argv)
         {"merged (128,3)", k_items_v<128, 3, false>, 128},
     };
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
     for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
         cudaFuncAttributes fa;
-        CK(cudaFuncGetAttributes(&fa, (const void *)vs[v].fn));
+        CUDA_OK(cudaFuncGetAttributes(&fa, (const void *)vs[v].fn));
         int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)vs[v].fn, vs[v].nt, 0));
+        CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)vs[v].fn, vs[v].nt, 0));
         float best = 1e30f;
         for (int r = 0; r < 3; r++) {
-            CK(cudaEventRecord(e0));
+            CUDA_OK(cudaEventRecord(e0));
             vs[v].fn<<<(unsigned)((n_items + vs[v].nt - 1) / vs[v].nt), vs[v].nt>>>(bases, vals, offs, item_off, B,
                                                                                       T, items);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaGetLastError());
+            CUDA_OK(cudaEventRecord(e1));
+            CUDA_OK(cudaEventSynchronize(e1));
+            CUDA_OK(cudaGetLastError());
             float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
             if (ms < best)
                 best = ms;
         }
@@ -172,16 +154,16 @@ int main(int argc, char **argv)
     {
         unsigned mm = MSM_GROUP_M, G = (B + mm - 1) / mm;
         g1_xyzz_t *red;
-        CK(cudaMalloc(&red, (size_t)G * sizeof *red));
-        CK(cudaMemcpy(buckets, items, (size_t)B * sizeof *buckets, cudaMemcpyDeviceToDevice));
+        CUDA_OK(cudaMalloc(&red, (size_t)G * sizeof *red));
+        CUDA_OK(cudaMemcpy(buckets, items, (size_t)B * sizeof *buckets, cudaMemcpyDeviceToDevice));
         float best = 1e30f;
         for (int r = 0; r < 3; r++) {
-            CK(cudaEventRecord(e0));
+            CUDA_OK(cudaEventRecord(e0));
             k_bucket_groups<fp_t><<<(G + 255) / 256, 256>>>(buckets, B, mm, 1, red);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
+            CUDA_OK(cudaEventRecord(e1));
+            CUDA_OK(cudaEventSynchronize(e1));
             float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
             if (ms < best)
                 best = ms;
         }
@@ -189,22 +171,22 @@ int main(int argc, char **argv)
         for (unsigned mm2 = 16; mm2 >= 4; mm2 /= 2) {
             unsigned G2 = (B + mm2 - 1) / mm2;
             g1_xyzz_t *red2;
-            CK(cudaMalloc(&red2, (size_t)G2 * sizeof *red2));
+            CUDA_OK(cudaMalloc(&red2, (size_t)G2 * sizeof *red2));
             best = 1e30f;
             for (int r = 0; r < 3; r++) {
-                CK(cudaEventRecord(e0));
+                CUDA_OK(cudaEventRecord(e0));
                 k_bucket_groups<fp_t><<<(G2 + 255) / 256, 256>>>(buckets, B, mm2, 1, red2);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
+                CUDA_OK(cudaEventRecord(e1));
+                CUDA_OK(cudaEventSynchronize(e1));
                 float ms;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
+                CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
                 if (ms < best)
                     best = ms;
             }
             printf("| bucket groups m=%u (%u thr) | %8.2f ms per window |\n", mm2, G2, best);
-            CK(cudaFree(red2));
+            CUDA_OK(cudaFree(red2));
         }
-        CK(cudaFree(red));
+        CUDA_OK(cudaFree(red));
     }
     printf("msm_kernels: done\n");
     return 0;

@@ -1,9 +1,8 @@
 /*
- * gputest.h — what the GPU test programs (tests/gpu/*.cu) share: a check on
- * CUDA runtime calls that ends the program with status 2 and the call named,
- * a monotonic clock, a float comparison for medians, a host-to-device copy
- * ordered on a stream, and the start every program makes (seed, pool, device
- * check).
+ * gputest.h — what the GPU test programs (tests/gpu/*.cu) share: the check on
+ * CUDA runtime calls (CUDA_OK, from cuda_ok.h), a monotonic clock, a float
+ * comparison for medians, a host-to-device copy ordered on a stream, and the
+ * start every program makes (seed, pool, device check).
  */
 #ifndef CUZK_TESTS_GPUTEST_H
 #define CUZK_TESTS_GPUTEST_H
@@ -16,19 +15,11 @@
 #include "cuzk/common.h"
 #include "cuzk/gpu.h"
 #include "cuzk/pool.h"
+#include "cuda_ok.h"
 #include "h2d.cuh"
 extern "C" {
 #include "testutil.h"
 }
-
-#define CUDA_OK(call)                                                                                        \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
 
 static inline double now_s(void)
 {

@@ -41,19 +41,11 @@
 #include "cuzk/field.h"
 #include "cuzk/gpu.h"
 #include "gpu/ec.cuh"
+#include "cuda_ok.h"
 #include "h2d.cuh"
 extern "C" {
 #include "testutil.h"
 }
-
-#define CUDA_OK(call)                                                                                        \
-    do {                                                                                                     \
-        cudaError_t e_ = (call);                                                                             \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));           \
-            exit(2);                                                                                         \
-        }                                                                                                    \
-    } while (0)
 
 static_assert(sizeof(fp_t) == sizeof(cuzk_fp) && sizeof(fp2_t) == sizeof(cuzk_fp2), "field layouts");
 static_assert(sizeof(g1_affine_t) == sizeof(cuzk_g1_affine) && sizeof(g1_xyzz_t) == sizeof(cuzk_g1_xyzz) &&
