@@ -272,7 +272,8 @@ static __device__ fp_t slot_denom(const elems_src &src, size_t i)
 
 /* Upward, any level: running products of the denominators over the thread's K slots, stored per slot;
  * the thread's total goes to the level above. */
-template <int K, class S> __global__ void __launch_bounds__(NT) k_pre(S src, size_t n, fp_t *pre, fp_t *tot)
+template <int K, class S>
+__global__ void __launch_bounds__(NT) k_pre(S src, size_t n, fp_t *pre, size_t ps, fp_t *tot)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= SS)
@@ -284,7 +285,7 @@ template <int K, class S> __global__ void __launch_bounds__(NT) k_pre(S src, siz
             break;
         fp_t d = slot_denom(src, i);
         run = j ? fp_mul(run, d) : d;
-        fp_store(&pre[i], run);
+        fp_store(&pre[i * ps], run);
     }
     fp_store(&tot[t], run);
 }
@@ -336,7 +337,7 @@ __global__ void __launch_bounds__(NT)
 
 /* Level 0, downward: the additions themselves. */
 template <int K, class S>
-__global__ void __launch_bounds__(NT) k_final0(S src, size_t n, const fp_t *pre, const fp_t *itot)
+__global__ void __launch_bounds__(NT) k_final0(S src, size_t n, const fp_t *pre, size_t ps, const fp_t *itot)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= SS)
@@ -349,7 +350,7 @@ __global__ void __launch_bounds__(NT) k_final0(S src, size_t n, const fp_t *pre,
         int kind = add_kind(P, Q, has_q);
         fp_t id = v;
         if (j > 0) {
-            id = fp_mul(v, fp_load(&pre[i - SS]));
+            id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
             v = fp_mul(v, add_denom(kind, P, Q));
         }
         src.store(i, add_finish(kind, P, Q, id));
@@ -395,26 +396,33 @@ static void levels_free(levels &L)
     }
 }
 
-/* One batch of n slots (1 <= n <= the levels' capacity). */
-template <int K, class S> static void batch_run(S src, size_t n, levels &L)
+/* One batch of n slots (1 <= n <= the levels' capacity). The first level's running products go to
+ * pre0[i·ps] when pre0 is given (the tree puts them in the y-coordinates of the list the batch writes:
+ * slot i's is read before slot i is written, by the thread that owns both), else to the levels' own. */
+template <int K, class S> static void batch_run(S src, size_t n, levels &L, fp_t *pre0 = NULL, size_t ps = 1)
 {
+    if (!pre0) {
+        pre0 = L.pre[0];
+        ps = 1;
+    }
     std::vector<size_t> len(1, n);
     while (len.back() > TOP_MAX)
         len.push_back((len.back() + K - 1) / K);
     size_t top = len.size() - 1;
     if (top == 0) { /* tiny: the top inverts the denominators themselves */
-        k_pre<1, S><<<blocks(n), NT>>>(src, n, L.pre[0], L.tot[0]);
+        k_pre<1, S><<<blocks(n), NT>>>(src, n, pre0, ps, L.tot[0]);
         k_top<<<1, 32>>>(L.tot[0], (unsigned)n, L.inv[1]);
-        k_final0<1, S><<<blocks(n), NT>>>(src, n, L.pre[0], L.inv[1]);
+        k_final0<1, S><<<blocks(n), NT>>>(src, n, pre0, ps, L.inv[1]);
         return;
     }
-    k_pre<K, S><<<blocks(len[1]), NT>>>(src, n, L.pre[0], L.tot[0]);
+    k_pre<K, S><<<blocks(len[1]), NT>>>(src, n, pre0, ps, L.tot[0]);
     for (size_t l = 1; l < top; l++)
-        k_pre<K, elems_src><<<blocks(len[l + 1]), NT>>>(elems_src{L.tot[l - 1]}, len[l], L.pre[l], L.tot[l]);
+        k_pre<K, elems_src>
+            <<<blocks(len[l + 1]), NT>>>(elems_src{L.tot[l - 1]}, len[l], L.pre[l], 1, L.tot[l]);
     k_top<<<1, 32>>>(L.tot[top - 1], (unsigned)len[top], L.inv[top]);
     for (size_t l = top - 1; l >= 1; l--)
         k_back<K><<<blocks(len[l + 1]), NT>>>(L.tot[l - 1], L.pre[l], L.inv[l + 1], len[l], L.inv[l]);
-    k_final0<K, S><<<blocks(len[1]), NT>>>(src, n, L.pre[0], L.inv[1]);
+    k_final0<K, S><<<blocks(len[1]), NT>>>(src, n, pre0, ps, L.inv[1]);
 }
 
 static float elapsed(cudaEvent_t a, cudaEvent_t b)
@@ -620,6 +628,7 @@ struct tree_ws {
     uint32_t *cnt[2], *off[2];
     uint32_t *total_h;  /* pinned */
     uint32_t *slot_src; /* NULL: slots search their key */
+    bool lean;          /* the first level's running products in the list being written */
     levels L;
 };
 
@@ -662,7 +671,10 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
                                                     t.slot_src);
                 src.slot_src = t.slot_src;
             }
-            batch_run<K>(src, n, t.L);
+            if (t.lean)
+                batch_run<K>(src, n, t.L, &t.list[side][0].y, sizeof(g1_affine_t) / sizeof(fp_t));
+            else
+                batch_run<K>(src, n, t.L);
             /* the next round reads what this one wrote */
             src.vals = NULL;
             src.cur = t.list[side];
@@ -759,11 +771,14 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
         bool index;
         int lg_finish; /* 0: to the end */
         unsigned parts;
-    } vs[] = {{false, 0, 1}, {false, 23, 1}, {true, 0, 1},  {true, 21, 1}, {true, 22, 1},
-              {true, 23, 1}, {true, 24, 1},  {true, 25, 1}, {true, 22, 2}, {true, 21, 4}};
+        bool lean;
+    } vs[] = {{false, 0, 1, false}, {false, 23, 1, false}, {true, 0, 1, false},  {true, 21, 1, false},
+              {true, 22, 1, false}, {true, 23, 1, false},  {true, 24, 1, false}, {true, 25, 1, false},
+              {true, 22, 2, false}, {true, 21, 4, false},  {true, 22, 1, true},  {true, 23, 1, true}};
     for (size_t f = 0; f < sizeof vs / sizeof vs[0]; f++) {
         size_t finish_at = vs[f].lg_finish ? (size_t)1 << vs[f].lg_finish : 0;
         t.slot_src = vs[f].index ? slot_src : NULL;
+        t.lean = vs[f].lean;
         CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
         size_t sizes[40];
         bool end[40];
@@ -796,7 +811,9 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
         else
             len += snprintf(name + len, sizeof name - len, " to the end");
         if (vs[f].parts > 1)
-            snprintf(name + len, sizeof name - len, ", %u parts", vs[f].parts);
+            len += snprintf(name + len, sizeof name - len, ", %u parts", vs[f].parts);
+        if (vs[f].lean)
+            snprintf(name + len, sizeof name - len, ", lean");
         printf("| %-50s | %8.3f ms | %6.3f G entries/s | %.2fx | %llu buckets differ |\n", name, best_tree,
                w.m / (best_tree * 1e6), best_lib / best_tree, fbad);
         printf("  steps (slots: ms):");
