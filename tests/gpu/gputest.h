@@ -1,5 +1,5 @@
 /*
- * gputest.h — what the GPU test programs (tests/gpu/*.cu) share: the check on
+ * gputest.h — what the GPU test programs of tests/gpu share: the check on
  * CUDA runtime calls (CUDA_OK, from cuda_ok.h), a monotonic clock, a float
  * comparison for medians, a host-to-device copy ordered on a stream, and the
  * start every program makes (seed, pool, device check).
