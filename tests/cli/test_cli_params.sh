@@ -102,6 +102,16 @@ check_fixture() {
     run "$CUZK" inspect "$o/bad.params" --deep
     expect 1 "$f: inspect --deep of a .params with a bad point: invalid (exit 1)"
     expect_out '^status: invalid: .*h\[0\]' "$f: inspect --deep names the bad point"
+    # A key is random bytes from its first coordinate on: about one in a thousand begins with a blank
+    # and '{', as if it were JSON text. It is still a .params (and a .vk), by its length words.
+    local k
+    for k in params vk; do
+        cp "$o/key.$k" "$o/brace.$k"
+        printf '\n{' | dd of="$o/brace.$k" bs=1 seek=0 conv=notrunc status=none
+        run "$CUZK" inspect "$o/brace.$k"
+        expect_out "bellperson Groth16 (proving|verifying) key \\(\\.$k\\)" \
+            "$f: inspect names a .$k that begins with a blank and '{'"
+    done
     mkdir -p "$o/out"
     run "$CUZK" prove-params "$o/bad.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/out/proof.bin"
     expect_error "$f: prove-params refuses a .params with a bad point"

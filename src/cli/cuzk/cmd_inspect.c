@@ -3,13 +3,16 @@
  * counts, and whether it is valid.
  *
  * Recognition goes from the most to the least specific evidence: the magic of
- * the circom/snarkjs binary containers ("zkey", "r1cs", "wtns"); a first
- * non-blank byte '{' or '[' for the snarkjs JSON files, told apart by their
- * shape (an array is public.json, an object with pi_a is proof.json, one with
- * IC or vk_alpha_1 is verification_key.json); bellperson's .params/.vk,
- * which have no magic, by cuzk_params_info (the length words must account for
- * every byte); and last a whole number of 192-byte bellperson proofs. A file
- * matching nothing is reported as unrecognized (and invalid).
+ * the circom/snarkjs binary containers ("zkey", "r1cs", "wtns"); bellperson's
+ * .params/.vk, which have no magic, by cuzk_params_info (the length words must
+ * account for every byte); a first non-blank byte '{' or '[' for the snarkjs
+ * JSON files, told apart by their shape (an array is public.json, an object
+ * with pi_a is proof.json, one with IC or vk_alpha_1 is
+ * verification_key.json); and last a whole number of 192-byte bellperson
+ * proofs. A .params/.vk begins with a random coordinate, so its first bytes
+ * can be a blank and '{' (about one key in a thousand): the structure is asked
+ * before the one byte. A file matching nothing is reported as unrecognized
+ * (and invalid).
  *
  * Validity uses the library's own readers, so "valid" means "the prover or
  * verifier would accept it". The default level reads everything that is
@@ -356,13 +359,11 @@ static bool looks_like_json(const inspect_ctx *c)
     return false;
 }
 
-static int inspect_other(const inspect_ctx *c)
+/* What is not a container nor a .params/.vk (rc, err: why cuzk_params_info refused it). */
+static int inspect_other(const inspect_ctx *c, int rc, const char *err)
 {
-    char err[CLI_ERRLEN] = "";
-    cuzk_params_summary s;
-    int rc = cuzk_params_info(c->path, &s, err, sizeof err);
-    if (rc == CUZK_OK)
-        return inspect_params(c, &s);
+    if (looks_like_json(c))
+        return inspect_json(c);
     if (c->size > 0 && c->size % CUZK_GROTH16_PROOF_SIZE == 0 && c->size <= MAX_PROOF_FILE)
         return inspect_proofs(c);
     kind_line(c, "unrecognized");
@@ -388,9 +389,12 @@ static int run_inspect(const cli_args *a)
         return inspect_r1cs(&c);
     if (c.head_len >= 4 && !memcmp(c.head, "wtns", 4))
         return inspect_wtns(&c);
-    if (looks_like_json(&c))
-        return inspect_json(&c);
-    return inspect_other(&c);
+    char err[CLI_ERRLEN] = "";
+    cuzk_params_summary s;
+    int rc = cuzk_params_info(c.path, &s, err, sizeof err);
+    if (rc == CUZK_OK)
+        return inspect_params(&c, &s);
+    return inspect_other(&c, rc, err);
 }
 
 /* ---- gadget circuits ------------------------------------------------------------------------------------
