@@ -514,13 +514,13 @@ static __global__ void k_digits_rand(size_t m, unsigned B, unsigned lg_pts, uint
 /* Next round's counts: a key with 2 or more elements gets half of them (rounded up); a key down to one
  * element is done and its point becomes the bucket. Only keys k_lo..k_hi take part (a tree over a part
  * of the buckets needs lists that much shorter). */
-static __global__ void k_tree_next(tree_src src, const uint32_t *cnt, unsigned B, unsigned k_lo,
-                                   unsigned k_hi, uint32_t *next_cnt, g1_xyzz_t *buckets)
+static __global__ void k_tree_next(tree_src src, unsigned B, unsigned k_lo, unsigned k_hi, uint32_t *next_cnt,
+                                   g1_xyzz_t *buckets)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k > B + 1)
         return;
-    uint32_t c = k >= k_lo && k <= k_hi ? cnt[k] : 0;
+    uint32_t c = k >= k_lo && k <= k_hi ? src.cur_cnt[k] : 0;
     next_cnt[k] = c >= 2 ? (c + 1) / 2 : 0;
     if (c == 1) {
         g1_affine_t p = src.elem(src.cur_off[k]);
@@ -548,15 +548,14 @@ static __global__ void k_tree_slots(const uint32_t *cur_off, const uint32_t *cur
 
 /* The tree's end once a round would be small: every key still holding 2 or more elements sums them with
  * XYZZ mixed additions, one thread a key (a round's fixed cost, about 1 ms, is then paid no more). */
-static __global__ void k_tree_finish(tree_src src, const uint32_t *cnt, unsigned k_lo, unsigned k_hi,
-                                     g1_xyzz_t *buckets)
+static __global__ void k_tree_finish(tree_src src, unsigned k_lo, unsigned k_hi, g1_xyzz_t *buckets)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < k_lo || k > k_hi || cnt[k] < 2)
+    if (k < k_lo || k > k_hi || src.cur_cnt[k] < 2)
         return;
     g1_xyzz_t acc;
     ec_xyzz_set_identity(acc);
-    for (uint32_t e = src.cur_off[k], end = e + cnt[k]; e < end; e++)
+    for (uint32_t e = src.cur_off[k], end = e + src.cur_cnt[k]; e < end; e++)
         ec_xyzz_add_affine(acc, src.elem(e));
     buckets[k - 1] = acc;
 }
@@ -645,7 +644,7 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
         for (int side = 0;; r++, side ^= 1) {
             if (ev)
                 CUDA_OK(cudaEventRecord(ev[r]));
-            k_tree_next<<<blocks(B + 2), NT>>>(src, src.cur_cnt, B, k_lo, k_hi, t.cnt[side], buckets);
+            k_tree_next<<<blocks(B + 2), NT>>>(src, B, k_lo, k_hi, t.cnt[side], buckets);
             size_t tb = w.cub_bytes;
             CUDA_OK(cub::DeviceScan::ExclusiveSum(w.cub_tmp, tb, t.cnt[side], t.off[side], (int)B + 2));
             CUDA_OK(cudaMemcpyAsync(t.total_h, t.off[side] + B + 1, 4, cudaMemcpyDeviceToHost));
@@ -660,7 +659,7 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
                 break;
             }
             if (n < finish_at) {
-                k_tree_finish<<<blocks(B + 2), NT>>>(src, src.cur_cnt, k_lo, k_hi, buckets);
+                k_tree_finish<<<blocks(B + 2), NT>>>(src, k_lo, k_hi, buckets);
                 r++;
                 break;
             }
