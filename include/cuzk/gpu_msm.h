@@ -15,7 +15,7 @@
  * allocated once for a maximum size and reused: an MSM allocates nothing and
  * calls no device-global CUDA API. It does synchronise its stream twice
  * (to read the number of scalars not in {0, 1}, and to read the window sums
- * back).
+ * back), and once per round of a window summed by the batch-affine tree.
  *
  * Compiled only when the build finds nvcc (library cuzk_gpu).
  */
@@ -52,6 +52,12 @@ void cuzk_gpu_msm_free(cuzk_gpu_msm *ws);
 
 /* Device bytes a workspace for n_max points in `group` takes (for memory budgets). */
 size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max);
+
+/* G1 workspaces: windows with at least min_entries scalars not in {0, 1} have their buckets summed by a
+ * tree of batch-affine additions (msm_tree.cuh), whose rounds end in XYZZ sums once a round would have
+ * fewer than finish_slots slots; smaller windows keep the XYZZ work items. min_entries = 0 restores the
+ * default (2^22); tests force the tree on small inputs with 1. No effect on a G2 workspace. */
+void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_slots);
 
 /* out = sum scalars[i] * bases[i], i < n, on `stream` (a cudaStream_t; NULL = legacy default stream).
  * d_bases: n affine points (identity = all-zero bytes), d_scalars: n Montgomery scalars, both device

@@ -279,7 +279,10 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
     }
 }
 
-template <int G> static void check_group(const size_t *sizes, size_t nsizes)
+/* Every shape at every size, window widths, identity and duplicate bases, k·P + (−k)·P. G1 only: tree_min
+ * and tree_finish set the batch-affine tree's use (0: the workspace's defaults). */
+template <int G>
+static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0, size_t tree_finish = 0)
 {
     typedef grp<G> T;
     size_t nmax = 0;
@@ -291,6 +294,8 @@ template <int G> static void check_group(const size_t *sizes, size_t nsizes)
     CHECK(rc == CUZK_OK, "workspace: %s", err);
     if (rc)
         return;
+    if (tree_min)
+        cuzk_gpu_msm_set_tree(ws, tree_min, tree_finish);
     typename T::A *b = (typename T::A *)malloc(nmax * sizeof *b), *db;
     cuzk_fr *k = (cuzk_fr *)malloc(nmax * sizeof *k), *dk;
     CUDA_OK(cudaMalloc((void **)&db, nmax * sizeof *b));
@@ -368,6 +373,11 @@ static int cmd_check(void)
     double t0 = now_s();
     check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0]);
     printf("G1 checks done (%.1f s)\n", now_s() - t0);
+    /* every G1 window by the batch-affine tree: to the end, and ended by XYZZ sums below 256 slots */
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 0);
+    printf("G1 checks with the tree to the end done (%.1f s)\n", now_s() - t0);
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 256);
+    printf("G1 checks with the tree ended early done (%.1f s)\n", now_s() - t0);
     check_group<2>(g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0]);
     printf("G2 checks done (%.1f s)\n", now_s() - t0);
     return test_finish("test_gpu_msm check");
@@ -405,29 +415,36 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
         int sh = shapes[si];
         make_scalars(k, n, sh);
         CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-        typename T::J got, want;
-        cuzk_gpu_msm_stats st;
-        float tot[5], wall[5];
-        int rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err); /* warm-up */
-        for (int r = 0; r < 5 && rc == CUZK_OK; r++) {
-            double w0 = now_s();
-            rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err);
-            wall[r] = (float)((now_s() - w0) * 1e3);
-            tot[r] = st.ms_total;
+        for (int tree = G == 1 ? 1 : 0; tree >= 0; tree--) {
+            /* G1: the default (the batch-affine tree for windows of 2^22 entries and up), then without */
+            if (G == 1)
+                cuzk_gpu_msm_set_tree(ws, tree ? 0 : SIZE_MAX, (size_t)1 << 22);
+            typename T::J got, want;
+            cuzk_gpu_msm_stats st;
+            float tot[5], wall[5];
+            int rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err); /* warm-up */
+            for (int r = 0; r < 5 && rc == CUZK_OK; r++) {
+                double w0 = now_s();
+                rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err);
+                wall[r] = (float)((now_s() - w0) * 1e3);
+                tot[r] = st.ms_total;
+            }
+            CHECK(rc == CUZK_OK, "bench %s 2^%u: %s", T::name(), lg, err);
+            if (rc)
+                break;
+            oracle<G>(&want, k, n, &a);
+            CHECK(T::eq(&got, &want), "bench %s 2^%u %s: differs from the closed form", T::name(), lg,
+                  shape_name[sh]);
+            qsort(tot, 5, sizeof(float), cmp_float);
+            qsort(wall, 5, sizeof(float), cmp_float);
+            printf("| %s%s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f "
+                   "digits+sort "
+                   "%.1f accumulate %.1f reduce %.1f |\n",
+                   T::name(), G == 1 ? (tree ? " tree" : " items") : "", lg, shape_name[sh], tot[2], wall[2],
+                   st.window, st.windows, st.n_tail, st.ms_classify, st.ms_ones, st.ms_digits_sort,
+                   st.ms_accumulate, st.ms_reduce);
+            fflush(stdout);
         }
-        CHECK(rc == CUZK_OK, "bench %s 2^%u: %s", T::name(), lg, err);
-        if (rc)
-            break;
-        oracle<G>(&want, k, n, &a);
-        CHECK(T::eq(&got, &want), "bench %s 2^%u %s: differs from the closed form", T::name(), lg,
-              shape_name[sh]);
-        qsort(tot, 5, sizeof(float), cmp_float);
-        qsort(wall, 5, sizeof(float), cmp_float);
-        printf("| %s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f digits+sort %.1f "
-               "accumulate %.1f reduce %.1f |\n",
-               T::name(), lg, shape_name[sh], tot[2], wall[2], st.window, st.windows, st.n_tail, st.ms_classify,
-               st.ms_ones, st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
-        fflush(stdout);
     }
     cuzk_gpu_msm_free(ws);
     cudaFree(db);
