@@ -509,8 +509,9 @@ static int tree_try(cuzk_gpu_msm *ws, const ec_affine<F> *bases, const uint32_t 
 }
 
 template <>
-int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint32_t *vals, uint32_t n_tail,
-                   unsigned B, g1_xyzz_t *buckets, cudaStream_t st, bool *done, char *err, size_t errlen)
+inline int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint32_t *vals, uint32_t n_tail,
+                          unsigned B, g1_xyzz_t *buckets, cudaStream_t st, bool *done, char *err,
+                          size_t errlen)
 {
     *done = ws->tree && n_tail >= ws->tree_min;
     if (!*done)

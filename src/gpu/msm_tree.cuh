@@ -71,43 +71,43 @@ static __device__ fp_t fp_inv_fermat(fp_t a)
 
 /* ---- one batch of additions ------------------------------------------------ */
 
-enum { A_ADD, A_DBL, A_COPY_P, A_COPY_Q, A_ZERO };
+enum { TREE_ADD, TREE_DBL, TREE_COPY_P, TREE_COPY_Q, TREE_ZERO };
 
-static __device__ int add_kind(const g1_affine_t &P, const g1_affine_t &Q, bool has_q)
+static __device__ int tree_add_kind(const g1_affine_t &P, const g1_affine_t &Q, bool has_q)
 {
     if (!has_q)
-        return A_COPY_P;
+        return TREE_COPY_P;
     if (ec_affine_is_identity(P))
-        return A_COPY_Q;
+        return TREE_COPY_Q;
     if (ec_affine_is_identity(Q))
-        return A_COPY_P;
+        return TREE_COPY_P;
     if (!fp_eq(P.x, Q.x))
-        return A_ADD;
-    return fp_eq(P.y, Q.y) ? A_DBL : A_ZERO;
+        return TREE_ADD;
+    return fp_eq(P.y, Q.y) ? TREE_DBL : TREE_ZERO;
 }
 
-static __device__ fp_t add_denom(int kind, const g1_affine_t &P, const g1_affine_t &Q)
+static __device__ fp_t tree_add_denom(int kind, const g1_affine_t &P, const g1_affine_t &Q)
 {
-    if (kind == A_ADD)
+    if (kind == TREE_ADD)
         return fp_sub(Q.x, P.x);
-    if (kind == A_DBL)
+    if (kind == TREE_DBL)
         return fp_dbl(P.y);
     return fp_one();
 }
 
-/* P + Q given inv = 1/add_denom. */
-static __device__ g1_affine_t add_finish(int kind, const g1_affine_t &P, const g1_affine_t &Q, fp_t inv)
+/* P + Q given inv = 1/tree_add_denom. */
+static __device__ g1_affine_t tree_add_finish(int kind, const g1_affine_t &P, const g1_affine_t &Q, fp_t inv)
 {
-    if (kind == A_COPY_P)
+    if (kind == TREE_COPY_P)
         return P;
-    if (kind == A_COPY_Q)
+    if (kind == TREE_COPY_Q)
         return Q;
-    if (kind == A_ZERO) {
+    if (kind == TREE_ZERO) {
         g1_affine_t z = {fp_zero(), fp_zero()};
         return z;
     }
     fp_t num;
-    if (kind == A_ADD) {
+    if (kind == TREE_ADD) {
         num = fp_sub(Q.y, P.y);
     } else {
         fp_t s = fp_sqr(P.x);
@@ -197,7 +197,7 @@ template <class S> static __device__ fp_t slot_denom(const S &src, size_t i)
         return fp_sub(x2, x1);
     g1_affine_t P, Q;
     bool has_q = src.load(i, P, Q);
-    return add_denom(add_kind(P, Q, has_q), P, Q);
+    return tree_add_denom(tree_add_kind(P, Q, has_q), P, Q);
 }
 
 /* The elements of a level above the first: their own values are the denominators. */
@@ -288,13 +288,13 @@ __global__ void __launch_bounds__(MSM_THREADS)
         size_t i = t + j * SS;
         g1_affine_t P, Q;
         bool has_q = src.load(i, P, Q);
-        int kind = add_kind(P, Q, has_q);
+        int kind = tree_add_kind(P, Q, has_q);
         fp_t id = v;
         if (j > 0) {
             id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
-            v = fp_mul(v, add_denom(kind, P, Q));
+            v = fp_mul(v, tree_add_denom(kind, P, Q));
         }
-        src.store(i, add_finish(kind, P, Q, id));
+        src.store(i, tree_add_finish(kind, P, Q, id));
     }
 }
 
