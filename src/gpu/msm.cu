@@ -94,7 +94,12 @@ extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_ma
     return n_max * (1 + 1 + 4 + 32 + 16) + 8 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
            msm_fold_len(msm_max_items(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
            2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max) +
-           (group == CUZK_GPU_G1 ? msm_tree_bytes(n_max, B) : 0);
+           (group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, B) + msm_tree_rest_bytes(n_max, B) : 0);
+}
+
+extern "C" size_t cuzk_gpu_msm_lendable_bytes(cuzk_gpu_group group, size_t n_max)
+{
+    return group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, msm_max_buckets()) : 0;
 }
 
 extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
@@ -117,6 +122,12 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
 
 extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err,
                                 size_t errlen)
+{
+    return cuzk_gpu_msm_new_lent(out, group, n_max, NULL, 0, err, errlen);
+}
+
+extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, void *lent,
+                                     size_t lent_bytes, char *err, size_t errlen)
 {
     *out = NULL;
     if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
@@ -179,7 +190,7 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
         }
     }
     if (group == CUZK_GPU_G1) {
-        int rc = msm_tree_new(&ws->tree, n_max, B, err, errlen);
+        int rc = msm_tree_new(&ws->tree, n_max, B, lent, lent_bytes, err, errlen);
         if (rc) {
             cuzk_gpu_msm_free(ws);
             return rc;
@@ -196,5 +207,5 @@ extern "C" void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size
     if (!ws || !ws->tree)
         return;
     ws->tree_min = min_entries ? min_entries : MSM_TREE_MIN;
-    ws->tree_finish = finish_slots;
+    ws->tree_finish = min_entries ? finish_slots : MSM_TREE_FINISH;
 }

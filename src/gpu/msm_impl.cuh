@@ -29,7 +29,7 @@
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
 #define MSM_TREE_MIN ((size_t)1 << 22)    /* G1 windows of this many entries take the batch-affine tree */
-#define MSM_TREE_FINISH ((size_t)1 << 22) /* its rounds end in XYZZ sums below this many slots */
+#define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
 

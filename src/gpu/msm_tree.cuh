@@ -23,14 +23,22 @@
  * A window's buckets: round r adds each key's remaining points two by two (an
  * odd one is carried), so a key of c points is done after ceil(log2 c) rounds.
  * Round 0 reads the sorted entries through their base index and sign; later
- * rounds read the previous round's sums. Before each round a thread per key
- * writes its slots' sources (slot_src); the running products of the first
- * level sit in the y-coordinates of the list the round writes (slot i's is
- * read, by the thread that owns slot i + S, before that thread writes slot
- * i). Once a round would have fewer than `finish` slots, each key sums what it
- * has left with XYZZ mixed additions (a batch costs about 1 ms whatever its
- * size). Round 0 writes at most n/2 + B/2 points for any digits, so the
- * lists never overflow and no window needs another path.
+ * rounds read the previous round's sums. A slot finds its key by a binary
+ * search over the round's offsets; the first level's running products have
+ * an array of their own (round 0's in list[1], which round 0 does not touch).
+ * The batch_affine bench measured the alternatives and the library does not
+ * use them (k_tree_slots' per-slot index: no faster; running products in the
+ * y-coordinates of the list being written: 14 % slower; the keys in parts:
+ * more rounds' fixed cost). Once a round would have fewer than `finish`
+ * slots and no key holds more than MSM_TREE_FINISH_LEN elements, each key
+ * sums what it has left with XYZZ mixed additions, one thread a key (a batch
+ * costs about 1 ms whatever its size; 2^23 measured best at 2^27 uniform
+ * entries). The second condition keeps a skewed window (many equal scalars:
+ * one key with millions of entries) from ending in one thread's long chain;
+ * its large keys keep halving instead. CUZK_MSM_TREE_TRACE in the
+ * environment prints every round (slots, largest key) on stderr.
+ * Round 0 writes at most n/2 + B/2 points for any digits, so the lists never
+ * overflow and no window needs another path.
  *
  * Included by msm_impl.cuh (after key_of and grid_for).
  */
@@ -40,6 +48,7 @@
 #define MSM_TREE_K 32     /* slots a thread owns in a batch */
 #define MSM_TREE_TOP 64   /* the top level inverts at most this many elements in one thread */
 #define MSM_TREE_LEVELS 8 /* levels at the most (2^31 slots, K = 32) */
+#define MSM_TREE_FINISH_LEN 64 /* the XYZZ end only when no key holds more elements than this */
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -300,15 +309,18 @@ __global__ void __launch_bounds__(MSM_THREADS)
 
 /* Next round's counts: a key with 2 or more elements gets half of them (rounded up); a key down to one
  * element is done and its point becomes the bucket. Only keys k_lo..k_hi take part (a tree over a part
- * of the buckets needs lists that much shorter). */
+ * of the buckets needs lists that much shorter). *cur_max (when given, zeroed before): the most elements
+ * any key still holds. */
 static __global__ void k_tree_next(tree_src src, unsigned B, unsigned k_lo, unsigned k_hi, uint32_t *next_cnt,
-                                   g1_xyzz_t *buckets)
+                                   g1_xyzz_t *buckets, uint32_t *cur_max = NULL)
 {
     unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k > B + 1)
         return;
     uint32_t c = k >= k_lo && k <= k_hi ? src.cur_cnt[k] : 0;
     next_cnt[k] = c >= 2 ? (c + 1) / 2 : 0;
+    if (cur_max && c >= 2)
+        atomicMax(cur_max, c);
     if (c == 1) {
         g1_affine_t p = src.elem(src.cur_off[k]);
         g1_xyzz_t r;
@@ -459,14 +471,19 @@ static int tree_batch(S src, size_t n, const msm_tree_levels *L, fp_t *pre0, siz
     return CUZK_OK;
 }
 
-/* The scratch of one G1 workspace's trees, for windows of up to n_max entries and B_max buckets. */
+/* The scratch of one G1 workspace's trees, for windows of up to n_max entries and B_max buckets. The
+ * region (list[0] and pre_hi, msm_tree_region_bytes) is the workspace's own, or memory its owner lends
+ * for the duration of every MSM (the prover's b and c, idle while it runs its MSMs). */
 struct msm_tree {
-    size_t cap;           /* slots a round can have: n_max/2 + B_max/2 + 1 */
+    size_t cap;           /* slots round 0 can have: n_max/2 + B_max/2 + 1 */
     g1_affine_t *list[2]; /* round 0 writes list[0] (cap), round 1 list[1] (cap/2 + B_max), ... */
     size_t list_len[2];
+    fp_t *pre_hi;              /* running products of rounds >= 1 (list_len[1]); round 0's sit in list[1] */
+    void *own;                 /* the region, when not lent */
     uint32_t *cnt[2], *off[2]; /* B_max + 2 each */
-    uint32_t *slot_src;        /* cap */
-    uint32_t *total_h;         /* pinned: the next round's slots */
+    uint32_t *max_d;           /* the most elements a key holds this round */
+    uint32_t *total_h;         /* pinned: the next round's slots, then max_d */
+    bool trace;                /* CUZK_MSM_TREE_TRACE set: every window's rounds on stderr */
     msm_tree_levels L;
 };
 
@@ -475,10 +492,20 @@ static inline size_t msm_tree_cap(size_t n_max, size_t B_max)
     return n_max / 2 + B_max / 2 + 1;
 }
 
-static inline size_t msm_tree_bytes(size_t n_max, size_t B_max)
+/* list[0] and pre_hi: a round never has more slots than the one before it (a key of c >= 2 elements
+ * leaves ceil(c / 2) < c), so rounds >= 1 fit list_len[1]; round 0's running products (cap elements of
+ * 48 bytes) fit list[1] (cap/2 + B_max points of 96), which round 0 does not touch. */
+static inline size_t msm_tree_region_bytes(size_t n_max, size_t B_max)
 {
     size_t cap = msm_tree_cap(n_max, B_max);
-    return (cap + cap / 2 + B_max) * sizeof(g1_affine_t) + 4 * (B_max + 2) * 4 + cap * 4 +
+    return cap * sizeof(g1_affine_t) + (cap / 2 + B_max) * sizeof(fp_t);
+}
+
+/* Device bytes of a tree besides its region. */
+static inline size_t msm_tree_rest_bytes(size_t n_max, size_t B_max)
+{
+    size_t cap = msm_tree_cap(n_max, B_max);
+    return (cap / 2 + B_max) * sizeof(g1_affine_t) + 4 * (B_max + 2) * 4 +
            tree_levels_bytes(cap, MSM_TREE_K, false);
 }
 
@@ -486,7 +513,7 @@ static inline void msm_tree_free(msm_tree *t)
 {
     if (!t)
         return;
-    void *ptrs[] = {t->list[0], t->list[1], t->cnt[0], t->cnt[1], t->off[0], t->off[1], t->slot_src};
+    void *ptrs[] = {t->own, t->list[1], t->cnt[0], t->cnt[1], t->off[0], t->off[1], t->max_d};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
@@ -496,7 +523,10 @@ static inline void msm_tree_free(msm_tree *t)
     free(t);
 }
 
-static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, char *err, size_t errlen)
+/* A tree for windows of up to n_max entries; its region is lent[0 .. lent_bytes) when that is large
+ * enough, else its own. */
+static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void *lent, size_t lent_bytes,
+                               char *err, size_t errlen)
 {
     *out = NULL;
     msm_tree *t = (msm_tree *)calloc(1, sizeof *t);
@@ -505,19 +535,23 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, char 
     t->cap = msm_tree_cap(n_max, B_max);
     t->list_len[0] = t->cap;
     t->list_len[1] = t->cap / 2 + B_max;
+    size_t region = msm_tree_region_bytes(n_max, B_max);
+    void *base = lent && lent_bytes >= region ? lent : NULL;
     struct {
         void **p;
         size_t bytes;
     } allocs[] = {
-        {(void **)&t->list[0], t->list_len[0] * sizeof(g1_affine_t)},
+        {&t->own, base ? 0 : region},
         {(void **)&t->list[1], t->list_len[1] * sizeof(g1_affine_t)},
         {(void **)&t->cnt[0], (B_max + 2) * 4},
         {(void **)&t->cnt[1], (B_max + 2) * 4},
         {(void **)&t->off[0], (B_max + 2) * 4},
         {(void **)&t->off[1], (B_max + 2) * 4},
-        {(void **)&t->slot_src, t->cap * 4},
+        {(void **)&t->max_d, 4},
     };
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
+        if (!allocs[i].bytes)
+            continue;
         cudaError_t e = cudaMalloc(allocs[i].p, allocs[i].bytes);
         if (e != cudaSuccess) {
             cudaGetLastError();
@@ -525,7 +559,12 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, char 
             return cuda_fail(err, errlen, "cudaMalloc of the msm tree", e);
         }
     }
-    cudaError_t e = cudaMallocHost((void **)&t->total_h, 4);
+    if (!base)
+        base = t->own;
+    t->list[0] = (g1_affine_t *)base;
+    t->pre_hi = (fp_t *)((char *)base + t->cap * sizeof(g1_affine_t));
+    t->trace = getenv("CUZK_MSM_TREE_TRACE") != NULL;
+    cudaError_t e = cudaMallocHost((void **)&t->total_h, 8);
     if (e != cudaSuccess) {
         cudaGetLastError();
         msm_tree_free(t);
@@ -550,19 +589,27 @@ static inline int msm_tree_window(msm_tree *t, const g1_affine_t *bases, const u
 {
     CU(cudaMemsetAsync(buckets, 0, (size_t)B * sizeof *buckets, st), "cudaMemsetAsync (tree buckets)");
     tree_src src = {bases, vals, NULL, offs, counts, NULL, NULL, B, NULL};
-    for (int side = 0;; side ^= 1) {
-        k_tree_next<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(src, B, 1, B, t->cnt[side], buckets);
+    for (int side = 0, round = 0;; side ^= 1, round++) {
+        CU(cudaMemsetAsync(t->max_d, 0, 4, st), "cudaMemsetAsync (tree round)");
+        k_tree_next<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(src, B, 1, B, t->cnt[side], buckets, t->max_d);
         CU(cudaGetLastError(), "k_tree_next launch");
         size_t tb = cub_bytes;
         CU(cub::DeviceScan::ExclusiveSum(cub_tmp, tb, t->cnt[side], t->off[side], (int)B + 2, st),
            "cub::DeviceScan::ExclusiveSum (tree)");
         CU(cudaMemcpyAsync(t->total_h, t->off[side] + B + 1, 4, cudaMemcpyDeviceToHost, st),
            "cudaMemcpyAsync (tree round)");
+        CU(cudaMemcpyAsync(t->total_h + 1, t->max_d, 4, cudaMemcpyDeviceToHost, st),
+           "cudaMemcpyAsync (tree round)");
         CU(cudaStreamSynchronize(st), "cudaStreamSynchronize (tree round)");
-        size_t n = *t->total_h;
+        size_t n = t->total_h[0], most = t->total_h[1];
+        if (t->trace)
+            fprintf(stderr, "msm tree: round %d, %zu slots, a key holds at most %zu elements%s\n", round, n,
+                    most, n && n < finish && most <= MSM_TREE_FINISH_LEN ? ": XYZZ end" : "");
         if (n == 0)
             return CUZK_OK;
-        if (n < finish) {
+        /* the end in XYZZ sums, one thread a key, only once no key has many left: a skewed window (many
+         * equal scalars) keeps halving its large keys instead */
+        if (n < finish && most <= MSM_TREE_FINISH_LEN) {
             k_tree_finish<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(src, 1, B, buckets);
             CU(cudaGetLastError(), "k_tree_finish launch");
             return CUZK_OK;
@@ -573,12 +620,8 @@ static inline int msm_tree_window(msm_tree *t, const g1_affine_t *bases, const u
                              t->list_len[side]);
         src.next_off = t->off[side];
         src.next = t->list[side];
-        k_tree_slots<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(src.cur_off, src.cur_cnt, src.next_off, 1, B,
-                                                              t->slot_src);
-        CU(cudaGetLastError(), "k_tree_slots launch");
-        src.slot_src = t->slot_src;
-        int rc = tree_batch<MSM_TREE_K>(src, n, &t->L, &t->list[side][0].y,
-                                        sizeof(g1_affine_t) / sizeof(fp_t), st, err, errlen);
+        fp_t *pre = src.vals ? (fp_t *)t->list[1] : t->pre_hi;
+        int rc = tree_batch<MSM_TREE_K>(src, n, &t->L, pre, 1, st, err, errlen);
         if (rc)
             return rc;
         /* the next round reads what this one wrote */
