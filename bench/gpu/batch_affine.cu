@@ -455,10 +455,10 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
             printf(end[i] ? " | end at %zu: %.3f" : " %zu: %.3f", sizes[i], ms[i]);
         printf("\n");
     }
-    /* the library's own tree (msm_tree_window: slot index, lean, its default end) */
+    /* the library's own tree (msm_tree_window: key search, its own running products, its default end) */
     {
         msm_tree *lt;
-        lib_ok(msm_tree_new(&lt, w.m, B, err, sizeof err), err);
+        lib_ok(msm_tree_new(&lt, w.m, B, NULL, 0, err, sizeof err), err);
         CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
         lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, w.cub_tmp, w.cub_bytes,
                                b_tree, 0, err, sizeof err),
