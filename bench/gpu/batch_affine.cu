@@ -16,21 +16,9 @@
  *     written per round); the buckets in 1, 2 or 4 parts, one tree after the
  *     other (lists that much shorter: the VRAM a library tree would need).
  *
- * One batch of n additions, each thread owning the K slots t, t + S, ...,
- * t + (K-1)S (S = ceil(n / K), so that neighbouring threads touch neighbouring
- * slots):
- *   pre    the slot's denominator d; the thread's running product, stored per
- *          slot; the thread's total goes to the next level
- *   levels the same on the totals (K to a thread) until at most 64 remain
- *   top    one thread: running products, one Fermat inversion, back-substitution
- *   back   each level's inverses from the level above (two products an element)
- *   final  1/d from the stored running products, then the affine sum:
- *          lambda = (y_Q - y_P)/d, x = lambda^2 - x_P - x_Q, y = lambda (x_P - x) - y_P
- * Per addition: 5 products and 1 square, plus 3/K products for the levels,
- * against 8 products and 2 squares for an XYZZ mixed addition. The sum is
- * complete: an identity on either side, P = Q (d = 2y, numerator 3x^2),
- * P = -Q and a slot with no partner are selected per slot, with d = 1 where
- * there is nothing to invert.
+ * The batch and the tree are the library's (src/gpu/msm_tree.cuh, which says
+ * how they work); this program times them against each other and against the
+ * library's XYZZ accumulation, with variants the library does not take.
  *
  * The bases are real curve points (random x until x^3 + 4 is a square; 2^22
  * of them, repeated to fill 2^LG_BASES places), so that sums in different
@@ -38,8 +26,7 @@
  * mixed addition of the same pair; every bucket of the window against the
  * library's bucket. Outputs are poisoned before each checked run.
  *
- *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -Itests/gpu \
- *        bench/gpu/batch_affine.cu -o batch_affine && ./batch_affine [LG [LG_BASES]]
+ *   cmake --build build --target batch_affine && build/batch_affine [LG [LG_BASES]]
  * LG: the window's entries (default 27); LG_BASES: how many bases the entries
  * point into (default 27, a PoRep partition's H bases: 12.9 GB).
  */
@@ -49,34 +36,7 @@
 #include "gpu/msm_impl.cuh"
 
 #define NT 256       /* threads per block, every kernel */
-#define TOP_MAX 64   /* the top level inverts at most this many elements in one thread */
 #define LG_POINTS 22 /* distinct points at the most (the bases repeat them) */
-
-/* a^e, Montgomery form in and out, e in 32-bit words least significant first:
- * fixed 4-bit windows, 384 squares and 96 products. */
-static __device__ fp_t fp_pow(fp_t a, const uint32_t e[12])
-{
-    fp_t tab[16];
-    tab[0] = fp_one();
-    tab[1] = a;
-    for (int k = 2; k < 16; k++)
-        tab[k] = fp_mul(tab[k - 1], a);
-    fp_t r = fp_one();
-    for (int w = 95; w >= 0; w--) {
-        for (int s = 0; s < 4; s++)
-            r = fp_sqr(r);
-        r = fp_mul(r, tab[(e[w >> 3] >> ((w & 7) * 4)) & 15]);
-    }
-    return r;
-}
-
-/* 1/a for a != 0: a^(p-2). */
-static __device__ fp_t fp_inv_fermat(fp_t a)
-{
-    uint32_t e[12] = FP_P_WORDS;
-    e[0] -= 2; /* p's low word is 0xffffaaab: no borrow */
-    return fp_pow(a, e);
-}
 
 /* Point i: random x (Montgomery form, below p), stepped by one until x^3 + 4
  * is a square; y = (x^3 + 4)^((p + 1) / 4) (p = 3 mod 4), negated at random. */
@@ -105,63 +65,6 @@ static __global__ void k_points(g1_affine_t *pts, size_t n)
     }
 }
 
-/* ---- one batch of additions ------------------------------------------------ */
-
-enum { A_ADD, A_DBL, A_COPY_P, A_COPY_Q, A_ZERO };
-
-static __device__ int add_kind(const g1_affine_t &P, const g1_affine_t &Q, bool has_q)
-{
-    if (!has_q)
-        return A_COPY_P;
-    if (ec_affine_is_identity(P))
-        return A_COPY_Q;
-    if (ec_affine_is_identity(Q))
-        return A_COPY_P;
-    if (!fp_eq(P.x, Q.x))
-        return A_ADD;
-    return fp_eq(P.y, Q.y) ? A_DBL : A_ZERO;
-}
-
-static __device__ fp_t add_denom(int kind, const g1_affine_t &P, const g1_affine_t &Q)
-{
-    if (kind == A_ADD)
-        return fp_sub(Q.x, P.x);
-    if (kind == A_DBL)
-        return fp_dbl(P.y);
-    return fp_one();
-}
-
-/* P + Q given inv = 1/add_denom. */
-static __device__ g1_affine_t add_finish(int kind, const g1_affine_t &P, const g1_affine_t &Q, fp_t inv)
-{
-    if (kind == A_COPY_P)
-        return P;
-    if (kind == A_COPY_Q)
-        return Q;
-    if (kind == A_ZERO) {
-        g1_affine_t z = {fp_zero(), fp_zero()};
-        return z;
-    }
-    fp_t num;
-    if (kind == A_ADD) {
-        num = fp_sub(Q.y, P.y);
-    } else {
-        fp_t s = fp_sqr(P.x);
-        num = fp_add(fp_dbl(s), s);
-    }
-    fp_t lam = fp_mul(num, inv);
-    g1_affine_t r;
-    r.x = fp_sub(fp_sub(fp_sqr(lam), P.x), Q.x);
-    r.y = fp_sub(fp_mul(lam, fp_sub(P.x, r.x)), P.y);
-    return r;
-}
-
-static __device__ g1_affine_t load_pt(const g1_affine_t *p)
-{
-    g1_affine_t r = {fp_load(&p->x), fp_load(&p->y)};
-    return r;
-}
-
 /* Slots of a round of independent pairs: slot i adds bases[idx[2i]] and bases[idx[2i + 1]]. */
 struct pair_src {
     const g1_affine_t *b;
@@ -175,8 +78,8 @@ struct pair_src {
     }
     __device__ bool load(size_t i, g1_affine_t &P, g1_affine_t &Q) const
     {
-        P = load_pt(&b[idx[2 * i]]);
-        Q = load_pt(&b[idx[2 * i + 1]]);
+        P = tree_load_pt(&b[idx[2 * i]]);
+        Q = tree_load_pt(&b[idx[2 * i + 1]]);
         return true;
     }
     __device__ void store(size_t i, const g1_affine_t &r) const
@@ -186,243 +89,18 @@ struct pair_src {
     }
 };
 
-/* Slots of one tree round: slot o of the next list is key k's j-th (next_off[k] <= o < next_off[k + 1]) and
- * adds the current list's elements cur_off[k] + 2j and + 2j + 1 (the latter only when key k has it). Round
- * 0's list is the sorted entries, read through their base index and sign; later lists are points. A slot
- * finds its key by binary search over next_off, or reads its first element from slot_src (k_tree_slots). */
-struct tree_src {
-    const g1_affine_t *bases; /* round 0 */
-    const uint32_t *vals;     /* round 0 */
-    const g1_affine_t *cur;   /* later rounds */
-    const uint32_t *cur_off, *cur_cnt, *next_off;
-    const uint32_t *slot_src; /* when set: slot o's first element, bit 31 = it has a partner */
-    unsigned B;
-    g1_affine_t *next;
-    __device__ size_t src_of(size_t o, bool &has_q) const
-    {
-        if (slot_src) {
-            uint32_t v = slot_src[o];
-            has_q = v >> 31;
-            return v & 0x7fffffffu;
-        }
-        unsigned k = key_of((uint32_t)o, next_off, B);
-        uint32_t j = (uint32_t)o - next_off[k];
-        has_q = 2 * j + 1 < cur_cnt[k];
-        return cur_off[k] + 2 * j;
-    }
-    __device__ g1_affine_t elem(size_t e) const
-    {
-        if (!vals)
-            return load_pt(&cur[e]);
-        uint32_t v = vals[e];
-        g1_affine_t p = load_pt(&bases[v & 0x7fffffffu]);
-        if (v >> 31)
-            p.y = fp_neg(p.y);
-        return p;
-    }
-    __device__ fp_t elem_x(size_t e) const
-    {
-        return vals ? fp_load(&bases[vals[e] & 0x7fffffffu].x) : fp_load(&cur[e].x);
-    }
-    __device__ bool load_x(size_t o, fp_t &x1, fp_t &x2) const
-    {
-        bool has_q;
-        size_t e = src_of(o, has_q);
-        if (!has_q)
-            return false;
-        x1 = elem_x(e);
-        x2 = elem_x(e + 1);
-        return true;
-    }
-    __device__ bool load(size_t o, g1_affine_t &P, g1_affine_t &Q) const
-    {
-        bool has_q;
-        size_t e = src_of(o, has_q);
-        P = elem(e);
-        Q = has_q ? elem(e + 1) : P;
-        return has_q;
-    }
-    __device__ void store(size_t o, const g1_affine_t &r) const
-    {
-        fp_store(&next[o].x, r.x);
-        fp_store(&next[o].y, r.y);
-    }
-};
-
-/* The denominator of slot i: from the x-coordinates alone in the common case. */
-template <class S> static __device__ fp_t slot_denom(const S &src, size_t i)
+/* A library call that must succeed here. */
+static void lib_ok(int rc, const char *err)
 {
-    fp_t x1, x2;
-    if (src.load_x(i, x1, x2) && !fp_eq(x1, x2) && !fp_is_zero(x1) && !fp_is_zero(x2))
-        return fp_sub(x2, x1);
-    g1_affine_t P, Q;
-    bool has_q = src.load(i, P, Q);
-    return add_denom(add_kind(P, Q, has_q), P, Q);
-}
-
-/* The elements of a level above the first: their own values are the denominators. */
-struct elems_src {
-    const fp_t *d;
-};
-
-static __device__ fp_t slot_denom(const elems_src &src, size_t i)
-{
-    return fp_load(&src.d[i]);
-}
-
-/* Upward, any level: running products of the denominators over the thread's K slots, stored per slot;
- * the thread's total goes to the level above. */
-template <int K, class S>
-__global__ void __launch_bounds__(NT) k_pre(S src, size_t n, fp_t *pre, size_t ps, fp_t *tot)
-{
-    size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= SS)
-        return;
-    fp_t run;
-    for (int j = 0; j < K; j++) {
-        size_t i = t + j * SS;
-        if (i >= n)
-            break;
-        fp_t d = slot_denom(src, i);
-        run = j ? fp_mul(run, d) : d;
-        fp_store(&pre[i * ps], run);
-    }
-    fp_store(&tot[t], run);
-}
-
-/* The top: inv[i] = 1/d[i] for n <= TOP_MAX elements, in one thread. */
-static __global__ void k_top(const fp_t *d, unsigned n, fp_t *inv)
-{
-    if (threadIdx.x != 0 || blockIdx.x != 0)
-        return;
-    fp_t run = fp_load(&d[0]);
-    fp_store(&inv[0], run);
-    for (unsigned i = 1; i < n; i++) {
-        run = fp_mul(run, fp_load(&d[i]));
-        fp_store(&inv[i], run);
-    }
-    fp_t v = fp_inv_fermat(run);
-    for (unsigned i = n - 1; i > 0; i--) {
-        fp_t r = fp_mul(v, fp_load(&inv[i - 1]));
-        v = fp_mul(v, fp_load(&d[i]));
-        fp_store(&inv[i], r);
-    }
-    fp_store(&inv[0], v);
-}
-
-/* Valid slots of thread t: t + j·SS < n. */
-static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
-{
-    size_t j = (n - t + SS - 1) / SS;
-    return j < (size_t)K ? (int)j : K;
-}
-
-/* Level l > 0, downward: inv[i] = 1/d[i] from the inverses of the totals. */
-template <int K>
-__global__ void __launch_bounds__(NT)
-    k_back(const fp_t *d, const fp_t *pre, const fp_t *itot, size_t n, fp_t *inv)
-{
-    size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= SS)
-        return;
-    fp_t v = fp_load(&itot[t]);
-    for (int j = slots_of(t, SS, n, K) - 1; j > 0; j--) {
-        size_t i = t + j * SS;
-        fp_t r = fp_mul(v, fp_load(&pre[i - SS]));
-        v = fp_mul(v, fp_load(&d[i]));
-        fp_store(&inv[i], r);
-    }
-    fp_store(&inv[t], v);
-}
-
-/* Level 0, downward: the additions themselves. */
-template <int K, class S>
-__global__ void __launch_bounds__(NT) k_final0(S src, size_t n, const fp_t *pre, size_t ps, const fp_t *itot)
-{
-    size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= SS)
-        return;
-    fp_t v = fp_load(&itot[t]);
-    for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
-        size_t i = t + j * SS;
-        g1_affine_t P, Q;
-        bool has_q = src.load(i, P, Q);
-        int kind = add_kind(P, Q, has_q);
-        fp_t id = v;
-        if (j > 0) {
-            id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
-            v = fp_mul(v, add_denom(kind, P, Q));
-        }
-        src.store(i, add_finish(kind, P, Q, id));
+    if (rc) {
+        fprintf(stderr, "batch_affine: %s\n", err);
+        exit(2);
     }
 }
 
 static unsigned blocks(size_t threads)
 {
     return (unsigned)((threads + NT - 1) / NT);
-}
-
-/* Scratch for batches of up to n additions: per level the running products, the totals (the next level's
- * elements) and the inverses. */
-struct levels {
-    std::vector<fp_t *> pre, tot, inv;
-    std::vector<size_t> cap;
-};
-
-static levels levels_alloc(size_t n, int K)
-{
-    levels L;
-    for (size_t m = n;; m = (m + K - 1) / K) {
-        fp_t *p, *t, *v;
-        CUDA_OK(cudaMalloc(&p, m * sizeof(fp_t)));
-        CUDA_OK(cudaMalloc(&v, m * sizeof(fp_t)));
-        CUDA_OK(cudaMalloc(&t, ((m + K - 1) / K) * sizeof(fp_t)));
-        L.cap.push_back(m);
-        L.pre.push_back(p);
-        L.inv.push_back(v);
-        L.tot.push_back(t);
-        if (m <= TOP_MAX)
-            break;
-    }
-    return L;
-}
-
-static void levels_free(levels &L)
-{
-    for (size_t l = 0; l < L.cap.size(); l++) {
-        CUDA_OK(cudaFree(L.pre[l]));
-        CUDA_OK(cudaFree(L.tot[l]));
-        CUDA_OK(cudaFree(L.inv[l]));
-    }
-}
-
-/* One batch of n slots (1 <= n <= the levels' capacity). The first level's running products go to
- * pre0[i·ps] when pre0 is given (the tree puts them in the y-coordinates of the list the batch writes:
- * slot i's is read before slot i is written, by the thread that owns both), else to the levels' own. */
-template <int K, class S> static void batch_run(S src, size_t n, levels &L, fp_t *pre0 = NULL, size_t ps = 1)
-{
-    if (!pre0) {
-        pre0 = L.pre[0];
-        ps = 1;
-    }
-    std::vector<size_t> len(1, n);
-    while (len.back() > TOP_MAX)
-        len.push_back((len.back() + K - 1) / K);
-    size_t top = len.size() - 1;
-    if (top == 0) { /* tiny: the top inverts the denominators themselves */
-        k_pre<1, S><<<blocks(n), NT>>>(src, n, pre0, ps, L.tot[0]);
-        k_top<<<1, 32>>>(L.tot[0], (unsigned)n, L.inv[1]);
-        k_final0<1, S><<<blocks(n), NT>>>(src, n, pre0, ps, L.inv[1]);
-        return;
-    }
-    k_pre<K, S><<<blocks(len[1]), NT>>>(src, n, pre0, ps, L.tot[0]);
-    for (size_t l = 1; l < top; l++)
-        k_pre<K, elems_src>
-            <<<blocks(len[l + 1]), NT>>>(elems_src{L.tot[l - 1]}, len[l], L.pre[l], 1, L.tot[l]);
-    k_top<<<1, 32>>>(L.tot[top - 1], (unsigned)len[top], L.inv[top]);
-    for (size_t l = top - 1; l >= 1; l--)
-        k_back<K><<<blocks(len[l + 1]), NT>>>(L.tot[l - 1], L.pre[l], L.inv[l + 1], len[l], L.inv[l]);
-    k_final0<K, S><<<blocks(len[1]), NT>>>(src, n, pre0, ps, L.inv[1]);
 }
 
 static float elapsed(cudaEvent_t a, cudaEvent_t b)
@@ -447,12 +125,12 @@ static __global__ void k_check_pairs(const g1_affine_t *b, const uint32_t *idx, 
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    g1_affine_t P = load_pt(&b[idx[2 * i]]), Q = load_pt(&b[idx[2 * i + 1]]);
+    g1_affine_t P = tree_load_pt(&b[idx[2 * i]]), Q = tree_load_pt(&b[idx[2 * i + 1]]);
     g1_xyzz_t r;
     ec_xyzz_set_identity(r);
     ec_xyzz_add_affine(r, P);
     ec_xyzz_add_affine(r, Q);
-    g1_affine_t s = load_pt(&out[i]);
+    g1_affine_t s = tree_load_pt(&out[i]);
     bool ok = ec_xyzz_is_identity(r) ? ec_affine_is_identity(s)
                                      : fp_eq(fp_mul(s.x, r.ZZ), r.X) && fp_eq(fp_mul(s.y, r.ZZZ), r.Y);
     if (!ok)
@@ -463,21 +141,23 @@ template <int K>
 static int bench_pairs(const g1_affine_t *pts, const uint32_t *idx, size_t n, g1_affine_t *out,
                        unsigned long long *bad)
 {
-    levels L = levels_alloc(n, K);
+    char err[256] = "";
+    msm_tree_levels L;
+    lib_ok(tree_levels_alloc(&L, n, K, true, err, sizeof err), err);
     pair_src src = {pts, idx, out};
     cudaEvent_t e0, e1;
     CUDA_OK(cudaEventCreate(&e0));
     CUDA_OK(cudaEventCreate(&e1));
     CUDA_OK(cudaMemset(out, 0xa5, n * sizeof *out));
     CUDA_OK(cudaMemset(bad, 0, sizeof *bad));
-    batch_run<K>(src, n, L);
+    lib_ok(tree_batch<K>(src, n, &L, L.pre[0], 1, 0, err, sizeof err), err);
     k_check_pairs<<<blocks(n), NT>>>(pts, idx, n, out, bad);
     unsigned long long nbad;
     CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
     float best = 1e30f;
     for (int r = 0; r < 3; r++) {
         CUDA_OK(cudaEventRecord(e0));
-        batch_run<K>(src, n, L);
+        lib_ok(tree_batch<K>(src, n, &L, L.pre[0], 1, 0, err, sizeof err), err);
         CUDA_OK(cudaEventRecord(e1));
         CUDA_OK(cudaEventSynchronize(e1));
         CUDA_OK(cudaGetLastError());
@@ -485,11 +165,11 @@ static int bench_pairs(const g1_affine_t *pts, const uint32_t *idx, size_t n, g1
         best = ms < best ? ms : best;
     }
     cudaFuncAttributes fa;
-    CUDA_OK(cudaFuncGetAttributes(&fa, (const void *)k_final0<K, pair_src>));
+    CUDA_OK(cudaFuncGetAttributes(&fa, (const void *)k_tree_final<K, pair_src>));
     printf(
         "| pairs, K=%-2d | 2^%-2d | %8.3f ms | %6.3f G add/s | final %3d regs %4zu B local | %llu wrong |\n",
         K, __builtin_ctzll(n), best, n / (best * 1e6), fa.numRegs, (size_t)fa.localSizeBytes, nbad);
-    levels_free(L);
+    tree_levels_free(&L);
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
     return nbad ? 1 : 0;
@@ -509,55 +189,6 @@ static __global__ void k_digits_rand(size_t m, unsigned B, unsigned lg_pts, uint
     keys[i] = key;
     vals[i] = (mix32(i * 3 + 13) & ((1u << lg_pts) - 1)) | (h & 0x80000000u);
     atomicAdd(&counts[key], 1u);
-}
-
-/* Next round's counts: a key with 2 or more elements gets half of them (rounded up); a key down to one
- * element is done and its point becomes the bucket. Only keys k_lo..k_hi take part (a tree over a part
- * of the buckets needs lists that much shorter). */
-static __global__ void k_tree_next(tree_src src, unsigned B, unsigned k_lo, unsigned k_hi, uint32_t *next_cnt,
-                                   g1_xyzz_t *buckets)
-{
-    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k > B + 1)
-        return;
-    uint32_t c = k >= k_lo && k <= k_hi ? src.cur_cnt[k] : 0;
-    next_cnt[k] = c >= 2 ? (c + 1) / 2 : 0;
-    if (c == 1) {
-        g1_affine_t p = src.elem(src.cur_off[k]);
-        g1_xyzz_t r;
-        ec_xyzz_set_identity(r);
-        ec_xyzz_add_affine(r, p);
-        buckets[k - 1] = r;
-    }
-}
-
-/* slot_src for the next round: one thread a key writes its slots' first elements and partner bits. */
-static __global__ void k_tree_slots(const uint32_t *cur_off, const uint32_t *cur_cnt,
-                                    const uint32_t *next_off, unsigned k_lo, unsigned k_hi,
-                                    uint32_t *slot_src)
-{
-    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < k_lo || k > k_hi)
-        return;
-    uint32_t c = cur_cnt[k], o = next_off[k], e = cur_off[k];
-    if (c < 2)
-        return;
-    for (uint32_t j = 0; 2 * j < c; j++)
-        slot_src[o + j] = (e + 2 * j) | (2 * j + 1 < c ? 0x80000000u : 0u);
-}
-
-/* The tree's end once a round would be small: every key still holding 2 or more elements sums them with
- * XYZZ mixed additions, one thread a key (a round's fixed cost, about 1 ms, is then paid no more). */
-static __global__ void k_tree_finish(tree_src src, unsigned k_lo, unsigned k_hi, g1_xyzz_t *buckets)
-{
-    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < k_lo || k > k_hi || src.cur_cnt[k] < 2)
-        return;
-    g1_xyzz_t acc;
-    ec_xyzz_set_identity(acc);
-    for (uint32_t e = src.cur_off[k], end = e + src.cur_cnt[k]; e < end; e++)
-        ec_xyzz_add_affine(acc, src.elem(e));
-    buckets[k - 1] = acc;
 }
 
 static __global__ void k_check_buckets(const g1_xyzz_t *a, const g1_xyzz_t *b, unsigned B,
@@ -628,7 +259,7 @@ struct tree_ws {
     uint32_t *total_h;  /* pinned */
     uint32_t *slot_src; /* NULL: slots search their key */
     bool lean;          /* the first level's running products in the list being written */
-    levels L;
+    msm_tree_levels L;
 };
 
 template <int K>
@@ -670,10 +301,13 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
                                                     t.slot_src);
                 src.slot_src = t.slot_src;
             }
+            char err[256] = "";
             if (t.lean)
-                batch_run<K>(src, n, t.L, &t.list[side][0].y, sizeof(g1_affine_t) / sizeof(fp_t));
+                lib_ok(tree_batch<K>(src, n, &t.L, &t.list[side][0].y, sizeof(g1_affine_t) / sizeof(fp_t), 0,
+                                     err, sizeof err),
+                       err);
             else
-                batch_run<K>(src, n, t.L);
+                lib_ok(tree_batch<K>(src, n, &t.L, t.L.pre[0], 1, 0, err, sizeof err), err);
             /* the next round reads what this one wrote */
             src.vals = NULL;
             src.cur = t.list[side];
@@ -735,7 +369,8 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
         CUDA_OK(cudaMalloc(&t.off[s], (B + 2) * 4));
     }
     CUDA_OK(cudaMallocHost(&t.total_h, 4));
-    t.L = levels_alloc(cap, K);
+    char err[256] = "";
+    lib_ok(tree_levels_alloc(&t.L, cap, K, true, err, sizeof err), err);
     g1_xyzz_t *b_lib, *b_tree;
     CUDA_OK(cudaMalloc(&b_lib, (size_t)B * sizeof *b_lib));
     CUDA_OK(cudaMalloc(&b_tree, (size_t)B * sizeof *b_tree));
@@ -820,11 +455,39 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
             printf(end[i] ? " | end at %zu: %.3f" : " %zu: %.3f", sizes[i], ms[i]);
         printf("\n");
     }
+    /* the library's own tree (msm_tree_window: key search, its own running products, its default end) */
+    {
+        msm_tree *lt;
+        lib_ok(msm_tree_new(&lt, w.m, B, NULL, 0, err, sizeof err), err);
+        CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
+        lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, w.cub_tmp, w.cub_bytes,
+                               b_tree, 0, err, sizeof err),
+               err);
+        unsigned long long fbad;
+        CUDA_OK(cudaMemset(bad, 0, sizeof *bad));
+        k_check_buckets<<<blocks(B), NT>>>(b_lib, b_tree, B, bad);
+        CUDA_OK(cudaMemcpy(&fbad, bad, sizeof fbad, cudaMemcpyDeviceToHost));
+        nbad += fbad;
+        float best = 1e30f;
+        for (int r = 0; r < 3; r++) {
+            CUDA_OK(cudaEventRecord(e0));
+            lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, w.cub_tmp,
+                                   w.cub_bytes, b_tree, 0, err, sizeof err),
+                   err);
+            CUDA_OK(cudaEventRecord(e1));
+            CUDA_OK(cudaEventSynchronize(e1));
+            float x = elapsed(e0, e1);
+            best = x < best ? x : best;
+        }
+        printf("| %-50s | %8.3f ms | %6.3f G entries/s | %.2fx | %llu buckets differ |\n",
+               "library msm_tree_window (its default end)", best, w.m / (best * 1e6), best_lib / best, fbad);
+        msm_tree_free(lt);
+    }
     for (int i = 0; i < 40; i++)
         CUDA_OK(cudaEventDestroy(ev[i]));
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
-    levels_free(t.L);
+    tree_levels_free(&t.L);
     for (int s = 0; s < 2; s++) {
         CUDA_OK(cudaFree(t.list[s]));
         CUDA_OK(cudaFree(t.cnt[s]));

@@ -15,7 +15,7 @@
  * allocated once for a maximum size and reused: an MSM allocates nothing and
  * calls no device-global CUDA API. It does synchronise its stream twice
  * (to read the number of scalars not in {0, 1}, and to read the window sums
- * back).
+ * back), and once per round of a window summed by the batch-affine tree.
  *
  * Compiled only when the build finds nvcc (library cuzk_gpu).
  */
@@ -50,8 +50,25 @@ typedef struct {
 int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err, size_t errlen);
 void cuzk_gpu_msm_free(cuzk_gpu_msm *ws);
 
-/* Device bytes a workspace for n_max points in `group` takes (for memory budgets). */
+/* The same workspace, except that the part cuzk_gpu_msm_lendable_bytes names (the batch-affine tree's
+ * lists, G1 only) lives in lent[0 .. lent_bytes) when that is large enough (else the workspace allocates
+ * it as cuzk_gpu_msm_new does). The lender keeps the memory allocated while the workspace lives and
+ * neither reads nor writes it while an MSM on this workspace runs; an MSM leaves it holding garbage. */
+int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, void *lent,
+                          size_t lent_bytes, char *err, size_t errlen);
+
+/* Device bytes a workspace for n_max points in `group` takes (for memory budgets), and how many of them a
+ * lender can provide (0 for G2). */
 size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max);
+size_t cuzk_gpu_msm_lendable_bytes(cuzk_gpu_group group, size_t n_max);
+
+/* G1 workspaces: windows with at least min_entries scalars not in {0, 1} have their buckets summed by a
+ * tree of batch-affine additions (msm_tree.cuh), whose rounds end in XYZZ sums once a round would have
+ * fewer than finish_slots slots (0: never); smaller windows keep the XYZZ work items. min_entries = 0
+ * restores the defaults (2^22 entries, finish 2^23 slots); tests force the tree on small inputs with 1.
+ * No effect on a G2 workspace. CUZK_MSM_TREE_TRACE set in the environment when a workspace is made: its
+ * tree prints every round (slots, largest key) on stderr. */
+void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_slots);
 
 /* out = sum scalars[i] * bases[i], i < n, on `stream` (a cudaStream_t; NULL = legacy default stream).
  * d_bases: n affine points (identity = all-zero bytes), d_scalars: n Montgomery scalars, both device

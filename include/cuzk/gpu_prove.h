@@ -132,6 +132,10 @@ typedef enum {
 } cuzk_gpu_overlap;
 void cuzk_gpu_prover_set_overlap(cuzk_gpu_prover *p, cuzk_gpu_overlap mode);
 
+/* cuzk_gpu_msm_set_tree on the prover's G1 workspace, whose tree lists live in the prover's b and c
+ * (idle while the MSMs run): tests force the tree on small circuits with min_entries = 1. */
+void cuzk_gpu_prover_set_tree(cuzk_gpu_prover *p, size_t min_entries, size_t finish_slots);
+
 /* Milliseconds of the last proof's device stages (CUDA events), for reports: upload (a, b, c, or z with
  * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline
  * (with the B scalars' gather or upload), the five MSMs (with device evaluation msm_a includes its

@@ -27,6 +27,9 @@
  *                bucket (every scalar equal to 2; the top window of scalars
  *                near r, whose digit is only a carry) costs log16 levels of
  *                short chains, not one thread adding n / T items.
+ *     tree       instead of items, for G1 windows of at least 2^22 entries:
+ *                rounds of batch-affine additions that pair each bucket's
+ *                points (msm_tree.cuh; one synchronisation per round).
  *     reduce     sum_b b·S_b: the buckets are cut into groups of m; a thread
  *                runs the running-sum recurrence over its group (2 additions
  *                per bucket) and adds (group offset)·(group sum) by
@@ -90,7 +93,13 @@ extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_ma
     size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
     return n_max * (1 + 1 + 4 + 32 + 16) + 8 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
            msm_fold_len(msm_max_items(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
-           2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max);
+           2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max) +
+           (group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, B) + msm_tree_rest_bytes(n_max, B) : 0);
+}
+
+extern "C" size_t cuzk_gpu_msm_lendable_bytes(cuzk_gpu_group group, size_t n_max)
+{
+    return group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, msm_max_buckets()) : 0;
 }
 
 extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
@@ -107,11 +116,18 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
     for (int i = 0; i < 8; i++)
         if (ws->ev[i])
             cudaEventDestroy(ws->ev[i]);
+    msm_tree_free(ws->tree);
     free(ws);
 }
 
 extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err,
                                 size_t errlen)
+{
+    return cuzk_gpu_msm_new_lent(out, group, n_max, NULL, 0, err, errlen);
+}
+
+extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, void *lent,
+                                     size_t lent_bytes, char *err, size_t errlen)
 {
     *out = NULL;
     if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
@@ -173,7 +189,23 @@ extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t
             return rc;
         }
     }
+    if (group == CUZK_GPU_G1) {
+        int rc = msm_tree_new(&ws->tree, n_max, B, lent, lent_bytes, err, errlen);
+        if (rc) {
+            cuzk_gpu_msm_free(ws);
+            return rc;
+        }
+        ws->tree_min = MSM_TREE_MIN;
+        ws->tree_finish = MSM_TREE_FINISH;
+    }
     *out = ws;
     return CUZK_OK;
 }
 
+extern "C" void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_slots)
+{
+    if (!ws || !ws->tree)
+        return;
+    ws->tree_min = min_entries ? min_entries : MSM_TREE_MIN;
+    ws->tree_finish = min_entries ? finish_slots : MSM_TREE_FINISH;
+}

@@ -28,6 +28,8 @@
 #define MSM_ITEMS 1048576u /* target work items per window */
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
+#define MSM_TREE_MIN ((size_t)1 << 22)    /* G1 windows of this many entries take the batch-affine tree */
+#define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
 
@@ -135,6 +137,9 @@ struct cuzk_gpu_msm {
     void *wins;         /* MSM_MAX_W + 1 XYZZ: window sums, then the ones sum */
     void *cub_tmp;
     size_t cub_bytes;
+    struct msm_tree *tree; /* G1: the batch-affine tree's scratch (msm_tree.cuh) */
+    size_t tree_min;       /* windows of at least this many entries take the tree */
+    size_t tree_finish;    /* the tree ends with XYZZ sums below this many slots in a round */
     cudaEvent_t ev[8];
 };
 
@@ -456,6 +461,8 @@ static inline unsigned grid_for(size_t n)
     return ceil_div_u(n ? n : 1, MSM_THREADS);
 }
 
+#include "gpu/msm_tree.cuh"
+
 /* Tree-reduces nw segments of n points each at src (which may be one of ws->red) into dst[0 .. nw), one
  * launch per level for all segments. */
 template <class F>
@@ -489,6 +496,28 @@ static int reduce_windows(cuzk_gpu_msm *ws, unsigned w0, unsigned nw, unsigned B
                                                                          red0);
     CU(cudaGetLastError(), "k_bucket_groups launch");
     return reduce_to<F>(ws, red0, G, nw, wins + w0, st, err, errlen);
+}
+
+/* One window's buckets by the batch-affine tree, when it applies (a G1 workspace, at least tree_min
+ * entries); *done says whether it did. */
+template <class F>
+static int tree_try(cuzk_gpu_msm *ws, const ec_affine<F> *bases, const uint32_t *vals, uint32_t n_tail,
+                    unsigned B, ec_xyzz<F> *buckets, cudaStream_t st, bool *done, char *err, size_t errlen)
+{
+    *done = false;
+    return CUZK_OK;
+}
+
+template <>
+inline int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint32_t *vals, uint32_t n_tail,
+                          unsigned B, g1_xyzz_t *buckets, cudaStream_t st, bool *done, char *err,
+                          size_t errlen)
+{
+    *done = ws->tree && n_tail >= ws->tree_min;
+    if (!*done)
+        return CUZK_OK;
+    return msm_tree_window(ws->tree, bases, vals, ws->counts, ws->offs, B, ws->tree_finish, ws->cub_tmp,
+                           ws->cub_bytes, buckets, st, err, errlen);
 }
 
 template <class F>
@@ -570,41 +599,46 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
         CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->counts, ws->offs, (int)B + 2, st),
            "cub::DeviceScan::ExclusiveSum (offsets)");
         CU(cudaEventRecord(ws->ev[4], st), "cudaEventRecord");
-        k_chunk_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->offs, B, T, ws->item_cnt);
-        CU(cudaGetLastError(), "k_chunk_counts launch");
-        tb = ws->cub_bytes;
-        /* item_off[b] = first item of key b; item_off[B + 1] = number of items */
-        CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->item_cnt, ws->item_off, (int)B + 2, st),
-           "cub::DeviceScan::ExclusiveSum (items)");
-        size_t chunks = ceil_div_u(n_tail, T), max_items = chunks + B;
-        k_items<F><<<grid_for(chunks), MSM_THREADS, 0, st>>>(bases, kb.Current(), vb.Current(), ws->offs,
-                                                             ws->item_off, B, T, (ec_xyzz<F> *)ws->items);
-        CU(cudaGetLastError(), "k_items launch");
-        /* Fold: while a bucket may still hold more than FOLD items (one bucket can hold all the entries:
-         * equal scalars, or the top window of scalars near r, whose digit is only a carry), its items
-         * are summed FOLD at a time in parallel, so no thread adds more than FOLD points in a row. */
-        const ec_xyzz<F> *lvl = (const ec_xyzz<F> *)ws->items;
-        const uint32_t *lvl_cnt = ws->item_cnt, *lvl_off = ws->item_off;
-        size_t lvl_len = max_items, lvl_max = chunks + 1; /* bound on one bucket's items */
-        int side = 0;
-        while (lvl_max > MSM_FOLD) {
-            uint32_t *cnt = side ? ws->item_cnt : ws->fold_cnt, *off = side ? ws->item_off : ws->fold_off;
-            ec_xyzz<F> *dst = side ? (ec_xyzz<F> *)ws->items : (ec_xyzz<F> *)ws->folded;
-            k_item_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(lvl_cnt, B, MSM_FOLD, cnt);
-            CU(cudaGetLastError(), "k_item_counts launch (fold)");
+        bool by_tree;
+        ec_xyzz<F> *win_buckets = (ec_xyzz<F> *)ws->buckets + (size_t)(w - w0) * B;
+        if ((rc = tree_try<F>(ws, bases, vb.Current(), n_tail, B, win_buckets, st, &by_tree, err, errlen)))
+            return rc;
+        if (!by_tree) {
+            k_chunk_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->offs, B, T, ws->item_cnt);
+            CU(cudaGetLastError(), "k_chunk_counts launch");
             tb = ws->cub_bytes;
-            CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, cnt, off, (int)B + 2, st),
-               "cub::DeviceScan::ExclusiveSum (fold)");
-            lvl_len = msm_fold_len(lvl_len, B);
-            k_fold<F><<<grid_for(lvl_len), MSM_THREADS, 0, st>>>(lvl, lvl_off, off, B, dst);
-            CU(cudaGetLastError(), "k_fold launch");
-            lvl = dst, lvl_cnt = cnt, lvl_off = off;
-            lvl_max = (lvl_max + MSM_FOLD - 1) / MSM_FOLD;
-            side ^= 1;
+            /* item_off[b] = first item of key b; item_off[B + 1] = number of items */
+            CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->item_cnt, ws->item_off, (int)B + 2, st),
+               "cub::DeviceScan::ExclusiveSum (items)");
+            size_t chunks = ceil_div_u(n_tail, T), max_items = chunks + B;
+            k_items<F><<<grid_for(chunks), MSM_THREADS, 0, st>>>(bases, kb.Current(), vb.Current(), ws->offs,
+                                                                 ws->item_off, B, T, (ec_xyzz<F> *)ws->items);
+            CU(cudaGetLastError(), "k_items launch");
+            /* Fold: while a bucket may still hold more than FOLD items (one bucket can hold all the entries:
+             * equal scalars, or the top window of scalars near r, whose digit is only a carry), its items
+             * are summed FOLD at a time in parallel, so no thread adds more than FOLD points in a row. */
+            const ec_xyzz<F> *lvl = (const ec_xyzz<F> *)ws->items;
+            const uint32_t *lvl_cnt = ws->item_cnt, *lvl_off = ws->item_off;
+            size_t lvl_len = max_items, lvl_max = chunks + 1; /* bound on one bucket's items */
+            int side = 0;
+            while (lvl_max > MSM_FOLD) {
+                uint32_t *cnt = side ? ws->item_cnt : ws->fold_cnt, *off = side ? ws->item_off : ws->fold_off;
+                ec_xyzz<F> *dst = side ? (ec_xyzz<F> *)ws->items : (ec_xyzz<F> *)ws->folded;
+                k_item_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(lvl_cnt, B, MSM_FOLD, cnt);
+                CU(cudaGetLastError(), "k_item_counts launch (fold)");
+                tb = ws->cub_bytes;
+                CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, cnt, off, (int)B + 2, st),
+                   "cub::DeviceScan::ExclusiveSum (fold)");
+                lvl_len = msm_fold_len(lvl_len, B);
+                k_fold<F><<<grid_for(lvl_len), MSM_THREADS, 0, st>>>(lvl, lvl_off, off, B, dst);
+                CU(cudaGetLastError(), "k_fold launch");
+                lvl = dst, lvl_cnt = cnt, lvl_off = off;
+                lvl_max = (lvl_max + MSM_FOLD - 1) / MSM_FOLD;
+                side ^= 1;
+            }
+            k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>(lvl, lvl_off, B, win_buckets);
+            CU(cudaGetLastError(), "k_buckets launch");
         }
-        k_buckets<F><<<grid_for(B), MSM_THREADS, 0, st>>>(lvl, lvl_off, B,
-                                                          (ec_xyzz<F> *)ws->buckets + (size_t)(w - w0) * B);
-        CU(cudaGetLastError(), "k_buckets launch");
         CU(cudaEventRecord(ws->ev[5], st), "cudaEventRecord");
         bool flush = w + 1 == W || w + 1 - w0 == nb;
         if (flush) {

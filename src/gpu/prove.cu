@@ -215,8 +215,10 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
 extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
 {
     size_t m = pk->n_h + 1, n_sc = max2(1, max2(pk->n_l, max2(pk->n_a, pk->n_b)));
+    size_t n_g1 = prover_g1_n(pk->n_h, pk->n_l, pk->n_a, pk->n_b);
+    size_t lent = cuzk_gpu_msm_lendable_bytes(CUZK_GPU_G1, n_g1);
     return (3 * m + n_sc + max2(1, pk->n_b)) * sizeof(cuzk_fr) +
-           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, prover_g1_n(pk->n_h, pk->n_l, pk->n_a, pk->n_b)) +
+           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, n_g1) - (lent <= 2 * m * sizeof(cuzk_fr) ? lent : 0) +
            cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, pk->n_b));
 }
 
@@ -224,8 +226,8 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
 {
     if (!p)
         return;
-    void *ptrs[] = {p->a, p->b, p->c, p->sc, p->sb, p->z, p->bad};
-    for (int i = 0; i < 7; i++)
+    void *ptrs[] = {p->a, p->b, p->sc, p->sb, p->z, p->bad}; /* c is the second half of b's allocation */
+    for (int i = 0; i < 6; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
     cuzk_gpu_msm_free(p->g1);
@@ -251,12 +253,14 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
 {
     const cuzk_gpu_pk *g = p->gpk;
     CU(cudaMalloc((void **)&p->a, p->m * sizeof(cuzk_fr)), "cudaMalloc of a");
-    CU(cudaMalloc((void **)&p->b, p->m * sizeof(cuzk_fr)), "cudaMalloc of b");
-    CU(cudaMalloc((void **)&p->c, p->m * sizeof(cuzk_fr)), "cudaMalloc of c");
+    /* b and c in one allocation: idle while the MSMs run, it holds the G1 workspace's tree lists then */
+    CU(cudaMalloc((void **)&p->b, 2 * p->m * sizeof(cuzk_fr)), "cudaMalloc of b and c");
+    p->c = p->b + p->m;
     CU(cudaMalloc((void **)&p->sc, p->n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
     CU(cudaMalloc((void **)&p->sb, max2(1, g->n_b) * sizeof(cuzk_fr)), "cudaMalloc of the B scalars");
     CU(cudaMalloc((void **)&p->bad, sizeof *p->bad), "cudaMalloc of the check's row");
-    int rc = cuzk_gpu_msm_new(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), err, errlen);
+    int rc = cuzk_gpu_msm_new_lent(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), p->b,
+                                   2 * p->m * sizeof(cuzk_fr), err, errlen);
     if (!rc)
         rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, g->n_b), err, errlen);
     if (rc)
@@ -483,6 +487,11 @@ static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
 extern "C" void cuzk_gpu_prover_set_overlap(cuzk_gpu_prover *p, cuzk_gpu_overlap mode)
 {
     p->overlap = mode;
+}
+
+extern "C" void cuzk_gpu_prover_set_tree(cuzk_gpu_prover *p, size_t min_entries, size_t finish_slots)
+{
+    cuzk_gpu_msm_set_tree(p->g1, min_entries, finish_slots);
 }
 
 typedef struct {

@@ -163,9 +163,21 @@ template <int G> static void oracle(typename grp<G>::J *out, const cuzk_fr *k, s
     grp<G>::mul_fr(out, &g, &s);
 }
 
-enum { SH_UNIFORM, SH_SPLIT, SH_TWOS, SH_ONES, SH_ZEROS, SH_SMALL_NEG, SH_PR_WITNESS, SH_FULL, SH_COUNT };
-static const char *shape_name[] = {"uniform", "split 50/45/5", "all 2", "all 1", "all 0", "small/-1 mix",
-                                   "witness 50/49/1", "uniform < r"};
+enum {
+    SH_UNIFORM,
+    SH_SPLIT,
+    SH_TWOS,
+    SH_ONES,
+    SH_ZEROS,
+    SH_SMALL_NEG,
+    SH_PR_WITNESS,
+    SH_FULL,
+    SH_SKEW,
+    SH_COUNT
+};
+static const char *shape_name[] = {"uniform",         "split 50/45/5", "all 2",
+                                   "all 1",           "all 0",         "small/-1 mix",
+                                   "witness 50/49/1", "uniform < r",   "uniform, 1/16 equal"};
 
 /* Fresh random scalars of a shape. */
 struct scal_ctx {
@@ -191,12 +203,21 @@ static void scal_task(void *vctx, size_t task, int worker)
     cuzk_fr two, minus_one;
     cuzk_fr_dbl(&two, &CUZK_FR_ONE);
     cuzk_fr_neg(&minus_one, &CUZK_FR_ONE);
+    uint64_t s0 = c->seed, we[4] = {splitmix(&s0), splitmix(&s0), splitmix(&s0), splitmix(&s0) >> 2};
+    cuzk_fr equal; /* SH_SKEW's repeated value: one per call, the same in every task */
+    cuzk_fr_from_canonical(&equal, we);
     for (size_t i = lo; i < hi; i++) {
         uint64_t w[4] = {splitmix(&s), splitmix(&s), splitmix(&s), splitmix(&s) >> 2}; /* < 2^254 < r */
         uint64_t u = splitmix(&s) % 100;
         cuzk_fr *k = &c->k[i];
         switch (c->shape) {
         case SH_UNIFORM: cuzk_fr_from_canonical(k, w); break;
+        case SH_SKEW: /* one key of every window holds 1/16 of the entries */
+            if (i % 16 == 0)
+                *k = equal;
+            else
+                cuzk_fr_from_canonical(k, w);
+            break;
         case SH_FULL: /* below r through the top word, so bit 254 is set about half the time (H's scalars) */
             w[3] = splitmix(&s) % 0x73eda753299d7d48ull;
             cuzk_fr_from_canonical(k, w);
@@ -279,7 +300,12 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
     }
 }
 
-template <int G> static void check_group(const size_t *sizes, size_t nsizes)
+/* Every shape at every size, window widths, identity and duplicate bases, k·P + (−k)·P. G1 only: tree_min
+ * and tree_finish set the batch-affine tree's use (0: the workspace's defaults); lend: the tree's lists in
+ * a lent region, poisoned first (and a region one byte too small is refused for the workspace's own). */
+template <int G>
+static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0, size_t tree_finish = 0,
+                        bool lend = false)
 {
     typedef grp<G> T;
     size_t nmax = 0;
@@ -287,10 +313,22 @@ template <int G> static void check_group(const size_t *sizes, size_t nsizes)
         nmax = sizes[i] > nmax ? sizes[i] : nmax;
     char err[256] = "";
     cuzk_gpu_msm *ws = NULL;
-    int rc = cuzk_gpu_msm_new(&ws, T::group, nmax, err, sizeof err);
+    void *lent = NULL;
+    size_t lent_bytes = lend ? cuzk_gpu_msm_lendable_bytes(T::group, nmax) : 0;
+    CHECK(!lend || G == 2 || lent_bytes > nmax * 48, "G1 lendable bytes %zu for %zu points", lent_bytes,
+          nmax);
+    if (lent_bytes) {
+        CUDA_OK(cudaMalloc(&lent, lent_bytes));
+        CUDA_OK(cudaMemset(lent, 0xa5, lent_bytes));
+    }
+    int rc = cuzk_gpu_msm_new_lent(&ws, T::group, nmax, lent, lent_bytes, err, sizeof err);
     CHECK(rc == CUZK_OK, "workspace: %s", err);
-    if (rc)
+    if (rc) {
+        cudaFree(lent);
         return;
+    }
+    if (tree_min)
+        cuzk_gpu_msm_set_tree(ws, tree_min, tree_finish);
     typename T::A *b = (typename T::A *)malloc(nmax * sizeof *b), *db;
     cuzk_fr *k = (cuzk_fr *)malloc(nmax * sizeof *k), *dk;
     CUDA_OK(cudaMalloc((void **)&db, nmax * sizeof *b));
@@ -354,7 +392,27 @@ template <int G> static void check_group(const size_t *sizes, size_t nsizes)
         cuzk_gpu_msm_free(other);
     }
     CHECK(cuzk_gpu_msm_new(&other, T::group, 0, err, sizeof err) == CUZK_EINVAL, "n_max = 0");
+    if (lent) { /* too small a region: the workspace allocates its own, and the region stays untouched */
+        CUDA_OK(cudaMemset(lent, 0x3c, lent_bytes));
+        rc = cuzk_gpu_msm_new_lent(&other, T::group, nmax, lent, lent_bytes - 1, err, sizeof err);
+        CHECK(rc == CUZK_OK, "workspace with a short lent region: %s", err);
+        if (rc == CUZK_OK) {
+            cuzk_gpu_msm_set_tree(other, tree_min, tree_finish);
+            size_t n1 = nmax < 4097 ? nmax : 4097;
+            make_scalars(k, n1, SH_UNIFORM);
+            check_one<G>(other, db, dk, b, k, n1, 0, "short lent region", &a);
+            cuzk_gpu_msm_free(other);
+            uint8_t *h = (uint8_t *)malloc(lent_bytes);
+            CUDA_OK(cudaMemcpy(h, lent, lent_bytes, cudaMemcpyDeviceToHost));
+            size_t touched = 0;
+            for (size_t i = 0; i < lent_bytes; i++)
+                touched += h[i] != 0x3c;
+            CHECK(touched == 0, "a short lent region was written (%zu bytes)", touched);
+            free(h);
+        }
+    }
     cuzk_gpu_msm_free(ws);
+    cudaFree(lent);
     cudaFree(db);
     cudaFree(dk);
     free(b);
@@ -368,6 +426,11 @@ static int cmd_check(void)
     double t0 = now_s();
     check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0]);
     printf("G1 checks done (%.1f s)\n", now_s() - t0);
+    /* every G1 window by the batch-affine tree: to the end, and ended by XYZZ sums below 256 slots */
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 0);
+    printf("G1 checks with the tree to the end done (%.1f s)\n", now_s() - t0);
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 256, true);
+    printf("G1 checks with the tree ended early, its lists lent, done (%.1f s)\n", now_s() - t0);
     check_group<2>(g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0]);
     printf("G2 checks done (%.1f s)\n", now_s() - t0);
     return test_finish("test_gpu_msm check");
@@ -405,29 +468,36 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
         int sh = shapes[si];
         make_scalars(k, n, sh);
         CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-        typename T::J got, want;
-        cuzk_gpu_msm_stats st;
-        float tot[5], wall[5];
-        int rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err); /* warm-up */
-        for (int r = 0; r < 5 && rc == CUZK_OK; r++) {
-            double w0 = now_s();
-            rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err);
-            wall[r] = (float)((now_s() - w0) * 1e3);
-            tot[r] = st.ms_total;
+        for (int tree = G == 1 ? 1 : 0; tree >= 0; tree--) {
+            /* G1: the default (the batch-affine tree for windows of 2^22 entries and up), then without */
+            if (G == 1)
+                cuzk_gpu_msm_set_tree(ws, tree ? 0 : SIZE_MAX, 0);
+            typename T::J got, want;
+            cuzk_gpu_msm_stats st;
+            float tot[5], wall[5];
+            int rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err); /* warm-up */
+            for (int r = 0; r < 5 && rc == CUZK_OK; r++) {
+                double w0 = now_s();
+                rc = T::gpu_msm(&got, db, dk, n, ws, 0, &st, err, sizeof err);
+                wall[r] = (float)((now_s() - w0) * 1e3);
+                tot[r] = st.ms_total;
+            }
+            CHECK(rc == CUZK_OK, "bench %s 2^%u: %s", T::name(), lg, err);
+            if (rc)
+                break;
+            oracle<G>(&want, k, n, &a);
+            CHECK(T::eq(&got, &want), "bench %s 2^%u %s: differs from the closed form", T::name(), lg,
+                  shape_name[sh]);
+            qsort(tot, 5, sizeof(float), cmp_float);
+            qsort(wall, 5, sizeof(float), cmp_float);
+            printf("| %s%s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f "
+                   "digits+sort "
+                   "%.1f accumulate %.1f reduce %.1f |\n",
+                   T::name(), G == 1 ? (tree ? " tree" : " items") : "", lg, shape_name[sh], tot[2], wall[2],
+                   st.window, st.windows, st.n_tail, st.ms_classify, st.ms_ones, st.ms_digits_sort,
+                   st.ms_accumulate, st.ms_reduce);
+            fflush(stdout);
         }
-        CHECK(rc == CUZK_OK, "bench %s 2^%u: %s", T::name(), lg, err);
-        if (rc)
-            break;
-        oracle<G>(&want, k, n, &a);
-        CHECK(T::eq(&got, &want), "bench %s 2^%u %s: differs from the closed form", T::name(), lg,
-              shape_name[sh]);
-        qsort(tot, 5, sizeof(float), cmp_float);
-        qsort(wall, 5, sizeof(float), cmp_float);
-        printf("| %s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f digits+sort %.1f "
-               "accumulate %.1f reduce %.1f |\n",
-               T::name(), lg, shape_name[sh], tot[2], wall[2], st.window, st.windows, st.n_tail, st.ms_classify,
-               st.ms_ones, st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
-        fflush(stdout);
     }
     cuzk_gpu_msm_free(ws);
     cudaFree(db);
@@ -453,8 +523,8 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "bench: size 2^%u outside 2^10..2^28\n", lgs[i]);
             return 2;
         }
-        int shapes[] = {SH_UNIFORM, SH_FULL, SH_PR_WITNESS};
-        bench_group<1>(lgs[i], shapes, 3);
+        int shapes[] = {SH_UNIFORM, SH_FULL, SH_PR_WITNESS, SH_SKEW};
+        bench_group<1>(lgs[i], shapes, 4);
         if (lgs[i] <= 24 && lgs[i] > g2lg)
             g2lg = lgs[i];
     }

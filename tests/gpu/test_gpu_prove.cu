@@ -24,7 +24,8 @@
  *   test_gpu_prove bench-porep LG the PoRep-shaped circuit at scale 2^(LG-27) (27: one
  *                                 full partition), key made on the GPU: device stage
  *                                 times with device evaluation, median of 3: every
- *                                 place of B2, then the key streamed
+ *                                 place of B2, the last without the batch-affine
+ *                                 tree, then the key streamed
  *   test_gpu_prove bench-porep LG quick   only the default place of B2, then streamed
  */
 #include <cuda_runtime.h>
@@ -155,6 +156,9 @@ static void check_loaded(circuit &c, const char *what)
         memset(&gpu, 0x5a, sizeof gpu); /* poison */
         /* every place of B2 (none, after H, from the evaluation) with either evaluation over the 6 rounds */
         cuzk_gpu_prover_set_overlap(c.pr, (cuzk_gpu_overlap)(round % 3));
+        /* rounds 1, 2 and 5: every G1 window by the batch-affine tree (lists in the prover's b and c), to
+         * the end or ended by XYZZ sums below 64 slots; the others: the default (no tree at these sizes) */
+        cuzk_gpu_prover_set_tree(c.pr, round == 1 || round == 2 || round == 5 ? 1 : 0, round == 2 ? 64 : 0);
         int rc1 = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "cpu prove %zu rows: %s", nc, err);
         int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, &r, &s, NULL, g_pool, err,
@@ -178,6 +182,7 @@ static void check_loaded(circuit &c, const char *what)
         }
     }
     cuzk_gpu_prover_set_overlap(c.pr, CUZK_GPU_OVERLAP_AFTER_H);
+    cuzk_gpu_prover_set_tree(c.pr, 0, 0);
     /* a broken witness is refused with the row, by either evaluation; the last variable and a random one */
     if (nc > 3) {
         cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
@@ -603,6 +608,14 @@ static int cmd_bench_porep(unsigned lg, bool quick)
         cuzk_gpu_prover_set_overlap(c.pr, (cuzk_gpu_overlap)o);
         if (bench_rows(c, c.gcs, 3, l2) != CUZK_OK)
             break;
+    }
+    /* the last place again without the batch-affine tree (G1 windows by the XYZZ work items) */
+    {
+        char l2[64];
+        snprintf(l2, sizeof l2, "%s, %s, no tree", label, where[2]);
+        cuzk_gpu_prover_set_tree(c.pr, SIZE_MAX, 0);
+        bench_rows(c, c.gcs, 3, l2);
+        cuzk_gpu_prover_set_tree(c.pr, 0, 0);
     }
     /* the same partition with the key streamed from page-locked host memory (the resident key and its
      * prover freed first) */
