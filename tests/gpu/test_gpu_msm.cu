@@ -9,11 +9,15 @@
  *                                 identity and duplicate bases, bad arguments
  *   test_gpu_msm bench [LG...]    G1 MSM at 2^LG (default 20 24 26 27) with
  *                                 uniform scalars below 2^254, uniform below r
- *                                 (H's shape: the top window is a carry) and a
- *                                 0/1-heavy witness shape; G2 at 2^24 (or the
- *                                 largest LG <= 24) below r;
- *                                 median of 5 after a warm-up; each size's last
- *                                 result checked against the closed form below
+ *                                 (H's shape: the top window is a carry), a
+ *                                 0/1-heavy witness shape and uniform with 1/16
+ *                                 of the scalars equal; G1 with and without the
+ *                                 batch-affine tree; G2 at 2^24 (or the largest
+ *                                 LG <= 24) below r; median of 5 after a
+ *                                 warm-up; each size's last result checked
+ *                                 against the closed form below
+ *   test_gpu_msm bench-c LG       G1 at 2^LG - 1 and 2^LG scalars below r, the
+ *                                 library's window width and c = 16..20
  *
  * Independent oracle at every size. The bases are P_i = [a + i]G for a random
  * a, made on the host by repeated addition (G1/G2 code of the CPU library, in
@@ -535,6 +539,66 @@ static int cmd_bench(int argc, char **argv)
     return test_finish("test_gpu_msm bench");
 }
 
+/* The window width at 2^lg - 1 and 2^lg G1 scalars below r (H's shape), c = 16..20 and the library's own
+ * choice (the batch-affine tree as by default): msm_pick_window takes floor(log2 n) - 7, so 2^27 - 1
+ * scalars (MSM H) get c = 19 and 14 windows where 2^27 get c = 20 and 13. Median of 3 after a warm-up;
+ * every result checked against the closed form. */
+static int cmd_bench_c(unsigned lg)
+{
+    size_t n = (size_t)1 << lg;
+    char err[256] = "";
+    cuzk_g1_affine *b = (cuzk_g1_affine *)malloc(n * sizeof *b), *db;
+    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k), *dk;
+    if (!b || !k) {
+        fprintf(stderr, "out of host memory at 2^%u\n", lg);
+        return 2;
+    }
+    cuzk_fr a;
+    test_rand_fr(&a);
+    make_bases<1>(b, n, &a);
+    make_scalars(k, n, SH_FULL);
+    CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
+    CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
+    CUDA_OK(h2d(db, b, n * sizeof *b, g_stream));
+    CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
+    cuzk_gpu_msm *ws = NULL;
+    if (cuzk_gpu_msm_new(&ws, CUZK_GPU_G1, n, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "workspace at 2^%u: %s\n", lg, err);
+        return 2;
+    }
+    printf("| n | c | windows | median ms (events) | digits+sort | accumulate | reduce |\n|---|---|---|---|---|---|---|\n");
+    for (size_t m = n - 1; m <= n; m++) {
+        grp<1>::J want;
+        oracle<1>(&want, k, m, &a);
+        static const unsigned wins[] = {0, 16, 17, 18, 19, 20}; /* 0: the library's choice */
+        for (int wi = 0; wi < 6; wi++) {
+            unsigned win = wins[wi];
+            grp<1>::J got;
+            cuzk_gpu_msm_stats st;
+            float tot[3];
+            int rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, &st, err, sizeof err);
+            for (int r = 0; r < 3 && rc == CUZK_OK; r++) {
+                rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, &st, err, sizeof err);
+                tot[r] = st.ms_total;
+            }
+            CHECK(rc == CUZK_OK, "bench-c 2^%u: %s", lg, err);
+            if (rc)
+                break;
+            CHECK(grp<1>::eq(&got, &want), "bench-c n = %zu, c = %u: differs from the closed form", m, st.window);
+            qsort(tot, 3, sizeof(float), cmp_float);
+            printf("| %zu | %u%s | %u | %.1f | %.1f | %.1f | %.1f |\n", m, st.window, win ? "" : " (default)",
+                   st.windows, tot[1], st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
+            fflush(stdout);
+        }
+    }
+    cuzk_gpu_msm_free(ws);
+    cudaFree(db);
+    cudaFree(dk);
+    free(b);
+    free(k);
+    return test_finish("test_gpu_msm bench-c");
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "check";
@@ -546,8 +610,10 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0)
         rc = cmd_bench(argc - 2, argv + 2);
+    else if (strcmp(cmd, "bench-c") == 0 && argc == 3 && atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
+        rc = cmd_bench_c((unsigned)atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...]\n");
+        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-c LG (12..28)\n");
         rc = 2;
     }
     cudaStreamDestroy(g_stream);
