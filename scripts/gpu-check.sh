@@ -15,7 +15,8 @@
 #                    GPU backend (key resident, then streamed by key_vram) and `cuzk-bench --backend gpu`
 #                    on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
-#       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24
+#       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24; with $MSM_C_LG set,
+#                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars for c = 16..20 and the default
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key
@@ -127,6 +128,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     has bench-ntt && run bench-ntt "$bdir/test_gpu_ntt" bench 24 27
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
+    has bench-msm && [ -n "${MSM_C_LG:-}" ] && run bench-msm-c "$bdir/test_gpu_msm" bench-c "$MSM_C_LG"
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
     has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" \
         $([ "${POREP_QUICK:-0}" = 1 ] && echo quick)
@@ -152,7 +154,7 @@ fi
 
 step "summary"
 printf '%s\n' "${summary[@]}"
-for f in bench-ntt bench-msm bench-prove bench-porep bench-setup bench-sweep bench-batch-affine bench-msm-kernels; do
+for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup bench-sweep bench-batch-affine bench-msm-kernels; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"
