@@ -442,30 +442,60 @@ static int cmd_check(void)
 
 /* ---- bench -------------------------------------------------------------------------- */
 
-template <int G> static void bench_group(unsigned lg, const int *shapes, int nshapes)
+/* A benchmark's inputs at 2^lg: bases P_i = [a + i]G on the host and the device, room for the scalars,
+ * and a workspace. Exits on failure (a benchmark has nothing to fall back to). */
+template <int G> struct bench_in {
+    size_t n;
+    typename grp<G>::A *b, *db;
+    cuzk_fr *k, *dk, a;
+    cuzk_gpu_msm *ws;
+    double s_bases; /* seconds to make the bases on the host */
+};
+
+template <int G> static void bench_in_make(bench_in<G> &in, unsigned lg)
 {
-    typedef grp<G> T;
-    size_t n = (size_t)1 << lg;
     char err[256] = "";
-    double t0 = now_s();
-    typename T::A *b = (typename T::A *)malloc(n * sizeof *b), *db;
-    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k), *dk;
-    if (!b || !k) {
+    size_t n = in.n = (size_t)1 << lg;
+    in.b = (typename grp<G>::A *)malloc(n * sizeof *in.b);
+    in.k = (cuzk_fr *)malloc(n * sizeof *in.k);
+    if (!in.b || !in.k) {
         fprintf(stderr, "out of host memory at 2^%u\n", lg);
         exit(2);
     }
-    cuzk_fr a;
-    test_rand_fr(&a);
-    make_bases<G>(b, n, &a);
-    double t_gen = now_s() - t0;
-    CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
-    CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
-    CUDA_OK(h2d(db, b, n * sizeof *b, g_stream));
-    cuzk_gpu_msm *ws = NULL;
-    if (cuzk_gpu_msm_new(&ws, T::group, n, err, sizeof err) != CUZK_OK) {
+    test_rand_fr(&in.a);
+    double t0 = now_s();
+    make_bases<G>(in.b, n, &in.a);
+    in.s_bases = now_s() - t0;
+    CUDA_OK(cudaMalloc((void **)&in.db, n * sizeof *in.b));
+    CUDA_OK(cudaMalloc((void **)&in.dk, n * sizeof *in.k));
+    CUDA_OK(h2d(in.db, in.b, n * sizeof *in.b, g_stream));
+    in.ws = NULL;
+    if (cuzk_gpu_msm_new(&in.ws, grp<G>::group, n, err, sizeof err) != CUZK_OK) {
         fprintf(stderr, "workspace at 2^%u: %s\n", lg, err);
         exit(2);
     }
+}
+
+template <int G> static void bench_in_free(bench_in<G> &in)
+{
+    cuzk_gpu_msm_free(in.ws);
+    cudaFree(in.db);
+    cudaFree(in.dk);
+    free(in.b);
+    free(in.k);
+}
+
+template <int G> static void bench_group(unsigned lg, const int *shapes, int nshapes)
+{
+    typedef grp<G> T;
+    char err[256] = "";
+    bench_in<G> in;
+    bench_in_make<G>(in, lg);
+    size_t n = in.n;
+    typename T::A *db = in.db;
+    cuzk_fr *k = in.k, *dk = in.dk, a = in.a;
+    cuzk_gpu_msm *ws = in.ws;
+    double t_gen = in.s_bases;
     printf("%s 2^%u: bases made in %.1f s (host), workspace %.2f GiB\n", T::name(), lg, t_gen,
            cuzk_gpu_msm_workspace_bytes(T::group, n) / 1073741824.0);
     for (int si = 0; si < nshapes; si++) {
@@ -503,11 +533,7 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
             fflush(stdout);
         }
     }
-    cuzk_gpu_msm_free(ws);
-    cudaFree(db);
-    cudaFree(dk);
-    free(b);
-    free(k);
+    bench_in_free<G>(in);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -545,27 +571,15 @@ static int cmd_bench(int argc, char **argv)
  * every result checked against the closed form. */
 static int cmd_bench_c(unsigned lg)
 {
-    size_t n = (size_t)1 << lg;
     char err[256] = "";
-    cuzk_g1_affine *b = (cuzk_g1_affine *)malloc(n * sizeof *b), *db;
-    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k), *dk;
-    if (!b || !k) {
-        fprintf(stderr, "out of host memory at 2^%u\n", lg);
-        return 2;
-    }
-    cuzk_fr a;
-    test_rand_fr(&a);
-    make_bases<1>(b, n, &a);
+    bench_in<1> in;
+    bench_in_make<1>(in, lg);
+    size_t n = in.n;
+    cuzk_g1_affine *db = in.db;
+    cuzk_fr *k = in.k, *dk = in.dk, a = in.a;
+    cuzk_gpu_msm *ws = in.ws;
     make_scalars(k, n, SH_FULL);
-    CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
-    CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
-    CUDA_OK(h2d(db, b, n * sizeof *b, g_stream));
     CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-    cuzk_gpu_msm *ws = NULL;
-    if (cuzk_gpu_msm_new(&ws, CUZK_GPU_G1, n, err, sizeof err) != CUZK_OK) {
-        fprintf(stderr, "workspace at 2^%u: %s\n", lg, err);
-        return 2;
-    }
     printf("| n | c | windows | median ms (events) | digits+sort | accumulate | reduce |\n|---|---|---|---|---|---|---|\n");
     for (size_t m = n - 1; m <= n; m++) {
         grp<1>::J want;
@@ -591,11 +605,7 @@ static int cmd_bench_c(unsigned lg)
             fflush(stdout);
         }
     }
-    cuzk_gpu_msm_free(ws);
-    cudaFree(db);
-    cudaFree(dk);
-    free(b);
-    free(k);
+    bench_in_free<1>(in);
     return test_finish("test_gpu_msm bench-c");
 }
 
