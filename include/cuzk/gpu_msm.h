@@ -65,7 +65,7 @@ size_t cuzk_gpu_msm_lendable_bytes(cuzk_gpu_group group, size_t n_max);
 /* G1 workspaces: windows with at least min_entries scalars not in {0, 1} have their buckets summed by a
  * tree of batch-affine additions (msm_tree.cuh), whose rounds end in XYZZ sums once a round would have
  * fewer than finish_slots slots (0: never); smaller windows keep the XYZZ work items. min_entries = 0
- * restores the defaults (2^22 entries, finish 2^23 slots); tests force the tree on small inputs with 1.
+ * restores the defaults (2^25 entries, finish 2^23 slots); tests force the tree on small inputs with 1.
  * No effect on a G2 workspace. CUZK_MSM_TREE_TRACE set in the environment when a workspace is made: its
  * tree prints every round (slots, largest key) on stderr. */
 void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_slots);

@@ -27,7 +27,7 @@
  *                bucket (every scalar equal to 2; the top window of scalars
  *                near r, whose digit is only a carry) costs log16 levels of
  *                short chains, not one thread adding n / T items.
- *     tree       instead of items, for G1 windows of at least 2^22 entries:
+ *     tree       instead of items, for G1 windows of at least 2^25 entries:
  *                rounds of batch-affine additions that pair each bucket's
  *                points (msm_tree.cuh; one synchronisation per round).
  *     reduce     sum_b b·S_b: the buckets are cut into groups of m; a thread

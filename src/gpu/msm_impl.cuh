@@ -28,7 +28,7 @@
 #define MSM_ITEMS 1048576u /* target work items per window */
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
-#define MSM_TREE_MIN ((size_t)1 << 22)    /* G1 windows of this many entries take the batch-affine tree */
+#define MSM_TREE_MIN ((size_t)1 << 25)    /* G1 windows of this many entries take the batch-affine tree */
 #define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
@@ -60,17 +60,23 @@ static inline unsigned msm_windows(unsigned c)
     return w;
 }
 
-/* Window width for a tail of n scalars: about log2(n) - 7, in [4, 20]. */
+/* Window width for a tail of n scalars, set by `test_gpu_msm bench-c` on the H200 (docs/design/014, sixth
+ * session): log2(n) - 4 (about 16 entries per bucket and window) up to c = 16, which stays best or level
+ * with every wider c from 2^20 to 2^24 (2^20: 18.2 ms against 28.3 at the former log2(n) - 7; 2^22 - 1:
+ * 50.4 against 63.4); then MSM_MAX_C from 2^25, where each wider c was faster (2^25: 284 ms at c = 20,
+ * 301 at 18; 2^27 - 1: 834 at 20, 922 at 19). */
 static inline unsigned msm_pick_window(size_t n)
 {
     unsigned lg = 0;
     while (lg < 40 && ((size_t)1 << (lg + 1)) <= n)
         lg++;
-    int c = (int)lg - 7;
+    if (lg >= 25)
+        return MSM_MAX_C;
+    int c = (int)lg - 4;
     if (c < 4)
         c = 4;
-    if (c > MSM_MAX_C)
-        c = MSM_MAX_C;
+    if (c > 16)
+        c = 16;
     return (unsigned)c;
 }
 

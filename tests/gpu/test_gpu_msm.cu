@@ -11,13 +11,15 @@
  *                                 uniform scalars below 2^254, uniform below r
  *                                 (H's shape: the top window is a carry), a
  *                                 0/1-heavy witness shape and uniform with 1/16
- *                                 of the scalars equal; G1 with and without the
- *                                 batch-affine tree; G2 at 2^24 (or the largest
+ *                                 of the scalars equal; G1 as by default, then
+ *                                 with XYZZ work items only; G2 at 2^24 (or the largest
  *                                 LG <= 24) below r; median of 5 after a
  *                                 warm-up; each size's last result checked
  *                                 against the closed form below
- *   test_gpu_msm bench-c LG       G1 at 2^LG - 1 and 2^LG scalars below r, the
- *                                 library's window width and c = 16..20
+ *   test_gpu_msm bench-c LG       G1 at 2^LG - 1 and 2^LG scalars below r: the
+ *                                 library's window width, then every c from
+ *                                 max(4, LG - 10) to 20 with work items and
+ *                                 (from 2^22 on) with the batch-affine tree
  *
  * Independent oracle at every size. The bases are P_i = [a + i]G for a random
  * a, made on the host by repeated addition (G1/G2 code of the CPU library, in
@@ -88,6 +90,7 @@ template <> struct grp<2> {
 /* ---- inputs --------------------------------------------------------------------- */
 
 #define CHUNK 65536
+#define MSM_BENCH_MAX_C 20 /* the library's widest window */
 
 /* bases[i] = [a + i]G, chunk by chunk in parallel */
 template <int G> struct prog_ctx {
@@ -503,7 +506,7 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
         make_scalars(k, n, sh);
         CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
         for (int tree = G == 1 ? 1 : 0; tree >= 0; tree--) {
-            /* G1: the default (the batch-affine tree for windows of 2^22 entries and up), then without */
+            /* G1: the default (the batch-affine tree for windows of 2^25 entries and up), then items only */
             if (G == 1)
                 cuzk_gpu_msm_set_tree(ws, tree ? 0 : SIZE_MAX, 0);
             typename T::J got, want;
@@ -527,7 +530,7 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
             printf("| %s%s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f "
                    "digits+sort "
                    "%.1f accumulate %.1f reduce %.1f |\n",
-                   T::name(), G == 1 ? (tree ? " tree" : " items") : "", lg, shape_name[sh], tot[2], wall[2],
+                   T::name(), G == 1 ? (tree ? " default" : " items") : "", lg, shape_name[sh], tot[2], wall[2],
                    st.window, st.windows, st.n_tail, st.ms_classify, st.ms_ones, st.ms_digits_sort,
                    st.ms_accumulate, st.ms_reduce);
             fflush(stdout);
@@ -565,13 +568,31 @@ static int cmd_bench(int argc, char **argv)
     return test_finish("test_gpu_msm bench");
 }
 
-/* The window width at 2^lg - 1 and 2^lg G1 scalars below r (H's shape), c = 16..20 and the library's own
- * choice (the batch-affine tree as by default): msm_pick_window takes floor(log2 n) - 7, so 2^27 - 1
- * scalars (MSM H) get c = 19 and 14 windows where 2^27 get c = 20 and 13. Median of 3 after a warm-up;
- * every result checked against the closed form. */
-static int cmd_bench_c(unsigned lg)
+/* One bench-c measurement: the median of 3 runs after a warm-up, checked against the closed form. */
+static float bench_c_run(const cuzk_g1_affine *db, const cuzk_fr *dk, size_t m, cuzk_gpu_msm *ws, unsigned win,
+                         const grp<1>::J *want, cuzk_gpu_msm_stats *st)
 {
     char err[256] = "";
+    grp<1>::J got;
+    float tot[3];
+    int rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
+    for (int r = 0; r < 3 && rc == CUZK_OK; r++) {
+        rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
+        tot[r] = st->ms_total;
+    }
+    CHECK(rc == CUZK_OK, "bench-c n = %zu, c = %u: %s", m, win, err);
+    if (rc)
+        return -1;
+    CHECK(grp<1>::eq(&got, want), "bench-c n = %zu, c = %u: differs from the closed form", m, st->window);
+    qsort(tot, 3, sizeof(float), cmp_float);
+    return tot[1];
+}
+
+/* The window width at 2^lg - 1 and 2^lg G1 scalars below r (H's shape): the library's choice, then every c
+ * from max(4, lg - 10) to 20, each with the XYZZ work items and, from 2^22 entries on, with the batch-affine
+ * tree (its default end), to set msm_pick_window and MSM_TREE_MIN by measurement. */
+static int cmd_bench_c(unsigned lg)
+{
     bench_in<1> in;
     bench_in_make<1>(in, lg);
     size_t n = in.n;
@@ -580,31 +601,39 @@ static int cmd_bench_c(unsigned lg)
     cuzk_gpu_msm *ws = in.ws;
     make_scalars(k, n, SH_FULL);
     CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-    printf("| n | c | windows | median ms (events) | digits+sort | accumulate | reduce |\n|---|---|---|---|---|---|---|\n");
+    printf("| n | c | windows | median ms: default / items / tree | digits+sort | accumulate | reduce (last run) |\n"
+           "|---|---|---|---|---|---|---|\n");
+    unsigned lo = lg > 14 ? lg - 10 : 4;
     for (size_t m = n - 1; m <= n; m++) {
         grp<1>::J want;
         oracle<1>(&want, k, m, &a);
-        static const unsigned wins[] = {0, 16, 17, 18, 19, 20}; /* 0: the library's choice */
-        for (int wi = 0; wi < 6; wi++) {
-            unsigned win = wins[wi];
-            grp<1>::J got;
+        for (unsigned win = lo - 1; win <= MSM_BENCH_MAX_C; win++) {
+            unsigned w = win < lo ? 0 : win; /* first the library's choice (window 0) */
             cuzk_gpu_msm_stats st;
-            float tot[3];
-            int rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, &st, err, sizeof err);
-            for (int r = 0; r < 3 && rc == CUZK_OK; r++) {
-                rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, &st, err, sizeof err);
-                tot[r] = st.ms_total;
+            float t[3] = {-1, -1, -1};
+            cuzk_gpu_msm_set_tree(ws, 0, 0);
+            if (w == 0)
+                t[0] = bench_c_run(db, dk, m, ws, 0, &want, &st);
+            else {
+                if (m >= ((size_t)1 << 22)) {
+                    cuzk_gpu_msm_set_tree(ws, 1, (size_t)1 << 23);
+                    t[2] = bench_c_run(db, dk, m, ws, w, &want, &st);
+                }
+                cuzk_gpu_msm_set_tree(ws, SIZE_MAX, 0);
+                t[1] = bench_c_run(db, dk, m, ws, w, &want, &st);
             }
-            CHECK(rc == CUZK_OK, "bench-c 2^%u: %s", lg, err);
-            if (rc)
-                break;
-            CHECK(grp<1>::eq(&got, &want), "bench-c n = %zu, c = %u: differs from the closed form", m, st.window);
-            qsort(tot, 3, sizeof(float), cmp_float);
-            printf("| %zu | %u%s | %u | %.1f | %.1f | %.1f | %.1f |\n", m, st.window, win ? "" : " (default)",
-                   st.windows, tot[1], st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
+            char cell[3][16];
+            for (int i = 0; i < 3; i++)
+                if (t[i] < 0)
+                    snprintf(cell[i], sizeof cell[i], "-");
+                else
+                    snprintf(cell[i], sizeof cell[i], "%.1f", t[i]);
+            printf("| %zu | %u%s | %u | %s / %s / %s | %.1f | %.1f | %.1f |\n", m, st.window, w ? "" : " (default)",
+                   st.windows, cell[0], cell[1], cell[2], st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
             fflush(stdout);
         }
     }
+    cuzk_gpu_msm_set_tree(ws, 0, 0);
     bench_in_free<1>(in);
     return test_finish("test_gpu_msm bench-c");
 }
