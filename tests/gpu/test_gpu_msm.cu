@@ -530,8 +530,8 @@ template <int G> static void bench_group(unsigned lg, const int *shapes, int nsh
             printf("| %s%s | 2^%u | %-16s | %9.1f | %9.1f | c=%u W=%u tail=%zu | classify %.1f ones %.1f "
                    "digits+sort "
                    "%.1f accumulate %.1f reduce %.1f |\n",
-                   T::name(), G == 1 ? (tree ? " default" : " items") : "", lg, shape_name[sh], tot[2], wall[2],
-                   st.window, st.windows, st.n_tail, st.ms_classify, st.ms_ones, st.ms_digits_sort,
+                   T::name(), G == 1 ? (tree ? " default" : " items") : "", lg, shape_name[sh], tot[2],
+                   wall[2], st.window, st.windows, st.n_tail, st.ms_classify, st.ms_ones, st.ms_digits_sort,
                    st.ms_accumulate, st.ms_reduce);
             fflush(stdout);
         }
@@ -569,8 +569,8 @@ static int cmd_bench(int argc, char **argv)
 }
 
 /* One bench-c measurement: the median of 3 runs after a warm-up, checked against the closed form. */
-static float bench_c_run(const cuzk_g1_affine *db, const cuzk_fr *dk, size_t m, cuzk_gpu_msm *ws, unsigned win,
-                         const grp<1>::J *want, cuzk_gpu_msm_stats *st)
+static float bench_c_run(const cuzk_g1_affine *db, const cuzk_fr *dk, size_t m, cuzk_gpu_msm *ws,
+                         unsigned win, const grp<1>::J *want, cuzk_gpu_msm_stats *st)
 {
     char err[256] = "";
     grp<1>::J got;
@@ -601,7 +601,7 @@ static int cmd_bench_c(unsigned lg)
     cuzk_gpu_msm *ws = in.ws;
     make_scalars(k, n, SH_FULL);
     CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-    printf("| n | c | windows | median ms: default / items / tree | digits+sort | accumulate | reduce (last run) |\n"
+    printf("| n | c | windows | median ms: default / items / tree | digits+sort | accumulate | reduce |\n"
            "|---|---|---|---|---|---|---|\n");
     unsigned lo = lg > 14 ? lg - 10 : 4;
     for (size_t m = n - 1; m <= n; m++) {
@@ -628,8 +628,9 @@ static int cmd_bench_c(unsigned lg)
                     snprintf(cell[i], sizeof cell[i], "-");
                 else
                     snprintf(cell[i], sizeof cell[i], "%.1f", t[i]);
-            printf("| %zu | %u%s | %u | %s / %s / %s | %.1f | %.1f | %.1f |\n", m, st.window, w ? "" : " (default)",
-                   st.windows, cell[0], cell[1], cell[2], st.ms_digits_sort, st.ms_accumulate, st.ms_reduce);
+            printf("| %zu | %u%s | %u | %s / %s / %s | %.1f | %.1f | %.1f |\n", m, st.window,
+                   w ? "" : " (default)", st.windows, cell[0], cell[1], cell[2], st.ms_digits_sort,
+                   st.ms_accumulate, st.ms_reduce);
             fflush(stdout);
         }
     }
