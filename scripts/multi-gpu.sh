@@ -15,9 +15,15 @@
 #   MG_STRESS_S  after the scaling runs, one run on the largest count sized (from its measured rate) to keep
 #                the devices busy at least this many seconds; 0 = none [0]
 #   MG_ARGS      more cuzk-bench flags, word-split (e.g. "--gpu-workers 1")
+#   MG_BASE_S    one device's steady s/proof from an earlier call, for the speedup column when this call
+#                does not run one device itself
 #   MG_REF       proofs (a --proofs-out file of the same workload and seed, e.g. from another machine or
 #                backend) that every run's first MG_C_PER proofs must equal; default: the one-device run's
 #   OUT          where logs, timelines, proofs and the table go [build-gpu/out-multi]
+#
+# A full-scale run takes minutes (the workload build alone ≈ 90 s on an H200 host), so where a call is
+# limited in time run one count per call and carry the first run's results: `scripts/multi-gpu.sh 1`,
+# then `MG_REF=<out>/k1.proofs MG_BASE_S=<its steady s/proof> scripts/multi-gpu.sh 8`.
 #
 # Every run uses --seed 1, so job i's partition p has the same witness, r and s whatever the device
 # count: the first MG_C_PER proofs of each run must equal the reference's (MG_REF, else the first run's:
@@ -67,7 +73,8 @@ timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
 status=0
 rows=()
-base_rate=""
+base_rate=${MG_BASE_S:-}
+case $base_rate in '' | [0-9]*) ;; *) echo "multi-gpu: MG_BASE_S must be a number of seconds" >&2; exit 2 ;; esac
 ref_proofs=${MG_REF:-}
 if [ -n "$ref_proofs" ] && [ ! -r "$ref_proofs" ]; then
     echo "multi-gpu: MG_REF $ref_proofs cannot be read" >&2

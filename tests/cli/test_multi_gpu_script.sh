@@ -77,6 +77,13 @@ mg "$TMP/c" MG_REF="$TMP/a/k1.proofs" -- 2
 expect 0 "the first run's proofs as the reference: exit 0"
 expect_out '^\| k2 \|.*\| yes \|$' "two devices equal the reference"
 
+# one device's rate from an earlier call gives the speedup column: 1.0 s/proof against k2's own
+mg "$TMP/e" MG_BASE_S=1.0 -- 2
+expect 0 "MG_BASE_S: exit 0"
+expect_out '^\| k2 \| 2 \|.*\| [0-9.]+ \| [0-9.]+ \([0-9]+ % of 2\) \|' "MG_BASE_S: the speedup column filled"
+mg "$TMP/d" MG_BASE_S=fast -- 1
+expect 2 "MG_BASE_S not a number: exit 2"
+
 mg "$TMP/d" MG_BIN=/nonexistent/cuzk-bench -- 1
 expect 2 "no cuzk-bench: exit 2"
 expect_err 'is not an executable' "no cuzk-bench: said why"
