@@ -32,6 +32,15 @@ cli_init() {
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 }
 
+# cli_bench: BENCH = the cuzk-bench binary beside cuzk, or the run stops with a failure.
+cli_bench() {
+    BENCH=$(dirname "$CUZK")/cuzk-bench
+    if [ ! -x "$BENCH" ]; then
+        echo "FAIL: no cuzk-bench binary at $BENCH" >&2
+        exit 1
+    fi
+}
+
 pass() {
     PASSES=$((PASSES + 1))
     echo "ok   $*"

@@ -15,11 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cli_init "$@"
 
-BENCH=$(dirname "$CUZK")/cuzk-bench
-if [ ! -x "$BENCH" ]; then
-    echo "FAIL: no cuzk-bench binary at $BENCH" >&2
-    exit 1
-fi
+cli_bench
 
 # expect_usage DESCRIPTION: the last run was a usage error with a message and the usage line.
 expect_usage() {

@@ -10,11 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cli_init "$@"
 
-BENCH=$(dirname "$CUZK")/cuzk-bench
-if [ ! -x "$BENCH" ]; then
-    echo "FAIL: no cuzk-bench binary at $BENCH" >&2
-    exit 1
-fi
+cli_bench
 SCRIPT=$ROOT/scripts/multi-gpu.sh
 
 # mg OUTDIR [VAR=VALUE...] -- ARGS...: the script on the CPU backend at a tiny scale
