@@ -60,7 +60,7 @@ static inline unsigned msm_windows(unsigned c)
     return w;
 }
 
-/* Window width for a tail of n scalars, set by `test_gpu_msm bench-c` on the H200 (docs/design/014, sixth
+/* Window width for a tail of n scalars, set by `test_gpu_msm bench-c` on the H200 (docs/design/014, seventh
  * session): log2(n) - 4 (about 16 entries per bucket and window) up to c = 16, which stays best or level
  * with every wider c from 2^20 to 2^24 (2^20: 18.2 ms against 28.3 at the former log2(n) - 7; 2^22 - 1:
  * 50.4 against 63.4); then MSM_MAX_C from 2^25, where each wider c was faster (2^25: 284 ms at c = 20,
