@@ -16,7 +16,8 @@
 #                    on small inputs
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24; with $MSM_C_LG set,
-#                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars for c = 16..20 and the default
+#                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars: the default window, then every c
+#                    from max(4, MSM_C_LG - 10) to 20 with work items and (from 2^22) the batch-affine tree
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key
