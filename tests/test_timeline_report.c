@@ -1394,11 +1394,15 @@ static void test_malformed(void)
     fclose(mf);
     CHECK(olen == 0, "unwritable svg: fails before printing (%zu bytes printed)", olen);
     free(out);
-    /* the destination is a directory: the rename fails, the temporary file goes */
+    /* the destination is a directory: refused before any output, no temporary file */
     snprintf(svg, sizeof svg, "%s/adir", tmpdir);
     mkdir(svg, 0755);
-    CHECK(cuzk_timeline_report(path, NULL, svg, err, sizeof err) == CUZK_EIO && strstr(err, "rename"),
+    mf = open_memstream(&out, &olen);
+    CHECK(cuzk_timeline_report(path, mf, svg, err, sizeof err) == CUZK_EIO && strstr(err, "is a directory"),
           "svg onto a directory: %s", err);
+    fclose(mf);
+    CHECK(olen == 0, "svg onto a directory: fails before printing (%zu bytes printed)", olen);
+    free(out);
     rmdir(svg);
     CHECK(count_tmp_files() == 0, "no temporary file after failure");
     /* an existing file is replaced whole */

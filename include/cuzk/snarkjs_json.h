@@ -61,7 +61,7 @@ int cuzk_snarkjs_proof_read(const char *path, cuzk_groth16_proof *out, char *err
 /* Formats proof (affine points on the curve) as snarkjs's proof.json; *out is NUL-terminated, free() it. */
 int cuzk_snarkjs_proof_format(const cuzk_groth16_proof *proof, char **out, size_t *len, char *err,
                               size_t errlen);
-/* Writes cuzk_snarkjs_proof_format's text to path (created or truncated). */
+/* Writes cuzk_snarkjs_proof_format's text to path atomically (cuzk/outfile.h). */
 int cuzk_snarkjs_proof_write(const char *path, const cuzk_groth16_proof *proof, char *err, size_t errlen);
 
 /* Reads public.json text into a new array *out of *n values (free() it; NULL when *n is 0). */
@@ -72,7 +72,7 @@ int cuzk_snarkjs_public_read(const char *path, cuzk_fr **out, size_t *n, char *e
 /* Formats n public values as snarkjs's public.json; *out is NUL-terminated, free() it. */
 int cuzk_snarkjs_public_format(const cuzk_fr *in, size_t n, char **out, size_t *len, char *err,
                                size_t errlen);
-/* Writes cuzk_snarkjs_public_format's text to path. */
+/* Writes cuzk_snarkjs_public_format's text to path atomically (cuzk/outfile.h). */
 int cuzk_snarkjs_public_write(const char *path, const cuzk_fr *in, size_t n, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -2,11 +2,11 @@
  * timeline.c — the TIMELINE writer of cuzk/timeline.h.
  *
  * One mutex covers the clock read, the formatting and the write, so lines
- * leave in time order and never interleave. The file is a temporary sibling
- * of the destination opened with O_EXCL and written through a 1 MiB stdio
- * buffer: emitting costs a clock read and a short snprintf, never a system
- * call per line. Write errors are remembered (the first errno) and decide at
- * close whether the file is renamed into place or removed.
+ * leave in time order and never interleave. The file is an atomic output
+ * (cuzk/outfile.h) written through a 1 MiB stdio buffer: emitting costs a
+ * clock read and a short snprintf, never a system call per line. Write
+ * errors are remembered (the first errno) and decide at close whether the
+ * file is renamed into place or removed.
  */
 #include "cuzk/timeline.h"
 
@@ -20,11 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/outfile.h"
+
 struct cuzk_timeline {
     pthread_mutex_t mu;
     struct timespec epoch;
-    FILE *f;
-    char *path, *tmp;
+    cuzk_outfile out; /* when writing a file */
+    FILE *f;          /* its stream */
     int write_errno; /* first failure, 0 if none */
     cuzk_timeline_sink sink;
     void *sink_ctx;
@@ -60,8 +62,7 @@ int64_t cuzk_timeline_now(const cuzk_timeline *tl)
 static void tl_free(cuzk_timeline *tl)
 {
     pthread_mutex_destroy(&tl->mu);
-    free(tl->path);
-    free(tl->tmp);
+    cuzk_outfile_abort(&tl->out);
     free(tl->buf);
     free(tl);
 }
@@ -80,28 +81,17 @@ int cuzk_timeline_new(cuzk_timeline **out, const char *path, cuzk_timeline_sink 
     tl->sink = sink;
     tl->sink_ctx = sink_ctx;
     if (path) {
-        size_t n = strlen(path) + 32;
-        tl->path = strdup(path);
-        tl->tmp = malloc(n);
         tl->buf = malloc(TL_BUFSIZE);
-        if (!tl->path || !tl->tmp || !tl->buf) {
+        if (!tl->buf) {
             tl_free(tl);
             return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline: out of memory");
         }
-        snprintf(tl->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-        int fd = open(tl->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            int e = errno;
+        int rc = cuzk_outfile_open(&tl->out, path, 0, "timeline", err, errlen);
+        if (rc == CUZK_OK && !(tl->f = cuzk_outfile_stream(&tl->out)))
+            rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline: %s: %s", path, strerror(tl->out.errnum));
+        if (rc != CUZK_OK) {
             tl_free(tl);
-            return cuzk_fail(err, errlen, CUZK_EIO, "timeline: cannot create %s: %s", path, strerror(e));
-        }
-        tl->f = fdopen(fd, "w");
-        if (!tl->f) {
-            int e = errno;
-            close(fd);
-            unlink(tl->tmp);
-            tl_free(tl);
-            return cuzk_fail(err, errlen, CUZK_EIO, "timeline: %s: %s", path, strerror(e));
+            return rc;
         }
         setvbuf(tl->f, tl->buf, _IOFBF, TL_BUFSIZE);
     }
@@ -152,19 +142,10 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
         return CUZK_OK;
     int rc = CUZK_OK;
     if (tl->f) {
-        int e = tl->write_errno;
-        if (!e && fflush(tl->f) != 0)
-            e = errno ? errno : EIO;
-        if (!e && fsync(fileno(tl->f)) != 0)
-            e = errno;
-        if (fclose(tl->f) != 0 && !e)
-            e = errno ? errno : EIO;
-        if (!e && rename(tl->tmp, tl->path) != 0)
-            e = errno;
-        if (e) {
-            unlink(tl->tmp);
-            rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline: writing %s failed: %s", tl->path, strerror(e));
-        }
+        if (tl->write_errno && !tl->out.errnum)
+            tl->out.errnum = tl->write_errno;
+        tl->f = NULL;
+        rc = cuzk_outfile_commit(&tl->out, "timeline", err, errlen);
     }
     tl_free(tl);
     return rc;
@@ -172,16 +153,11 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
 
 char *cuzk_timeline_temp_path(cuzk_timeline *tl)
 {
-    return tl && tl->f ? tl->tmp : NULL;
+    return tl && tl->f ? tl->out.tmp : NULL;
 }
 
 void cuzk_timeline_discard(cuzk_timeline *tl)
 {
-    if (!tl)
-        return;
-    if (tl->f) {
-        fclose(tl->f);
-        unlink(tl->tmp);
-    }
-    tl_free(tl);
+    if (tl)
+        tl_free(tl); /* removes the temporary file */
 }

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "cuzk/json.h"
+#include "cuzk/outfile.h"
 
 static const char *const ev_names[CUZK_TLR_NEV] = {
     "JOB_SUBMIT",     "JOB_START",    "SYNTH_START",  "SYNTH_END",  "GPU_QUEUE",
@@ -1367,73 +1368,24 @@ static void svg_body(FILE *f, const cuzk_tlr_log *log, const cuzk_tlr_stats *st,
     fprintf(f, "</svg>\n");
 }
 
-static void fsync_dir_of(const char *path)
+/* The SVG's atomic output file and its stream, made before any output so that a bad destination fails
+ * first. */
+static int svg_open(cuzk_outfile *o, FILE **f, const char *path, char *err, size_t errlen)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-/* The destination's temporary sibling, open for writing. */
-typedef struct {
-    const char *path;
-    char *tmp;
-    FILE *f;
-} svg_out;
-
-/* Creates <path>.tmp.<pid> exclusively, before any output is produced, so a bad destination fails first. */
-static int svg_open(svg_out *o, const char *path, char *err, size_t errlen)
-{
-    o->path = path;
-    o->f = NULL;
-    size_t tlen = strlen(path) + 32;
-    o->tmp = malloc(tlen);
-    if (!o->tmp)
-        return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline svg: out of memory");
-    snprintf(o->tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    int rc = CUZK_OK;
-    if (fd < 0) {
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: cannot create %s: %s", o->tmp, strerror(errno));
-    } else if (!(o->f = fdopen(fd, "w"))) {
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: cannot open %s: %s", o->tmp, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
-    }
-    if (rc) {
-        free(o->tmp);
-        o->tmp = NULL;
+    int rc = cuzk_outfile_open(o, path, 0, "timeline svg", err, errlen);
+    if (rc == CUZK_OK && !(*f = cuzk_outfile_stream(o))) {
+        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: %s: %s", path, strerror(o->errnum));
+        cuzk_outfile_abort(o);
     }
     return rc;
 }
 
-/* Flushes, fsyncs and renames the file into place when rc is CUZK_OK, else removes it; returns the outcome.
- */
-static int svg_close(svg_out *o, int rc, char *err, size_t errlen)
+/* Renames the file into place when rc is CUZK_OK, else removes it; returns the outcome. */
+static int svg_close(cuzk_outfile *o, int rc, char *err, size_t errlen)
 {
-    if (rc == CUZK_OK && (fflush(o->f) != 0 || ferror(o->f)))
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: writing %s: %s", o->tmp, strerror(errno));
-    if (rc == CUZK_OK && fsync(fileno(o->f)) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: fsync %s: %s", o->tmp, strerror(errno));
-    if (fclose(o->f) != 0 && rc == CUZK_OK)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: closing %s: %s", o->tmp, strerror(errno));
-    if (rc == CUZK_OK && rename(o->tmp, o->path) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: cannot rename %s to %s: %s", o->tmp, o->path,
-                       strerror(errno));
-    if (rc)
-        unlink(o->tmp);
-    else
-        fsync_dir_of(o->path);
-    free(o->tmp);
-    o->tmp = NULL;
-    o->f = NULL;
+    if (rc == CUZK_OK)
+        return cuzk_outfile_commit(o, "timeline svg", err, errlen);
+    cuzk_outfile_abort(o);
     return rc;
 }
 
@@ -1471,11 +1423,12 @@ int cuzk_tlr_write_svg(const char *path, const cuzk_tlr_log *log, const cuzk_tlr
 {
     if (!path || !*path || !log || !st)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "timeline svg: bad argument");
-    svg_out o;
-    int rc = svg_open(&o, path, err, errlen);
+    cuzk_outfile o;
+    FILE *f = NULL;
+    int rc = svg_open(&o, &f, path, err, errlen);
     if (rc)
         return rc;
-    return svg_close(&o, svg_render(o.f, log, st, err, errlen), err, errlen);
+    return svg_close(&o, svg_render(f, log, st, err, errlen), err, errlen);
 }
 
 /* ---- all together -------------------------------------------------------------------- */
@@ -1488,17 +1441,18 @@ int cuzk_timeline_report(const char *path, FILE *out, const char *svg_path, char
         return cuzk_fail(err, errlen, CUZK_EINVAL, "timeline svg: empty output path");
     cuzk_tlr_log *log = NULL;
     cuzk_tlr_stats *st = NULL;
-    svg_out o = {0};
+    cuzk_outfile o = {0};
+    FILE *f = NULL;
     int rc = cuzk_tlr_read(path, &log, err, errlen);
     if (rc == CUZK_OK)
         rc = cuzk_tlr_analyze(log, &st, err, errlen);
     if (rc == CUZK_OK && svg_path)
-        rc = svg_open(&o, svg_path, err, errlen);
+        rc = svg_open(&o, &f, svg_path, err, errlen);
     if (rc == CUZK_OK && out)
         rc = cuzk_tlr_print(out, path, log, st, err, errlen);
-    if (rc == CUZK_OK && o.f)
-        rc = svg_render(o.f, log, st, err, errlen);
-    if (o.f)
+    if (rc == CUZK_OK && f)
+        rc = svg_render(f, log, st, err, errlen);
+    if (f)
         rc = svg_close(&o, rc, err, errlen);
     cuzk_tlr_stats_free(st);
     cuzk_tlr_log_free(log);

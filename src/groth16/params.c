@@ -27,9 +27,9 @@
  * identity is rejected everywhere: bellperson rejects it in every vector and
  * an honest setup never yields it among the verifying-key points either.
  *
- * Writing goes through a 64 KB buffer into `<path>.tmp.<pid>` (O_EXCL), then
- * fsync, rename over path, and a best-effort fsync of the directory so the
- * rename itself is durable. Any failure unlinks the temporary file.
+ * Writing goes through a 64 KB buffer into an atomic output file
+ * (cuzk/outfile.h: `<path>.tmp.<pid>`, fsynced and renamed over path, or
+ * removed on any failure).
  */
 #include "cuzk/params.h"
 
@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cuzk/outfile.h"
 #include "cuzk/serialize.h"
 
 #define G1_BYTES CUZK_G1_UNCOMPRESSED_SIZE
@@ -610,22 +611,14 @@ int cuzk_params_info(const char *path, cuzk_params_summary *out, char *err, size
 /* ---- writing ------------------------------------------------------------ */
 
 typedef struct {
-    int fd;
+    cuzk_outfile out;
     size_t n;
-    int err; /* errno of the first failed write, 0 if none */
     uint8_t buf[64 * 1024];
 } writer;
 
 static void w_flush(writer *w)
 {
-    size_t done = 0;
-    while (done < w->n && !w->err) {
-        ssize_t k = write(w->fd, w->buf + done, w->n - done);
-        if (k < 0 && errno != EINTR)
-            w->err = errno;
-        else if (k > 0)
-            done += (size_t)k;
-    }
+    cuzk_outfile_write(&w->out, w->buf, w->n); /* a failure is kept for the commit */
     w->n = 0;
 }
 
@@ -665,26 +658,12 @@ static void write_section(writer *w, int sec, const void *pts, size_t n)
 {
     if (SECTIONS[sec].vec)
         put_be32(w_reserve(w, 4), (uint32_t)n);
-    for (size_t i = 0; i < n && !w->err; i++) {
+    for (size_t i = 0; i < n && !w->out.errnum; i++) {
         if (SECTIONS[sec].g2)
             cuzk_g2_serialize(w_reserve(w, G2_BYTES), (const cuzk_g2_affine *)pts + i);
         else
             cuzk_g1_serialize(w_reserve(w, G1_BYTES), (const cuzk_g1_affine *)pts + i);
     }
-}
-
-static void fsync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 /* Validates, then writes the vk part and (when p is a full key) the vectors. */
@@ -712,41 +691,19 @@ static int write_file(const char *path, const char *kind, const cuzk_groth16_vk 
             return rc;
     }
 
-    size_t tlen = strlen(path) + 32;
-    char *tmp = malloc(tlen);
     writer *w = malloc(sizeof *w);
-    if (!tmp || !w) {
-        free(tmp);
-        free(w);
+    if (!w)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "%s write: out of memory", kind);
+    char who[32];
+    snprintf(who, sizeof who, "%s write", kind);
+    int rc = cuzk_outfile_open(&w->out, path, 0, who, err, errlen);
+    if (rc == CUZK_OK) {
+        w->n = 0;
+        for (int s = 0; s < nsec; s++)
+            write_section(w, s, pts[s], n[s]);
+        w_flush(w);
+        rc = cuzk_outfile_commit(&w->out, who, err, errlen);
     }
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    int rc = CUZK_OK;
-    w->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "%s write: cannot create %s: %s", kind, tmp, strerror(errno));
-        goto out;
-    }
-    w->n = 0;
-    w->err = 0;
-    for (int s = 0; s < nsec; s++)
-        write_section(w, s, pts[s], n[s]);
-    w_flush(w);
-    if (w->err)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "%s write: writing %s: %s", kind, tmp, strerror(w->err));
-    else if (fsync(w->fd) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "%s write: fsync %s: %s", kind, tmp, strerror(errno));
-    if (close(w->fd) != 0 && rc == CUZK_OK)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "%s write: closing %s: %s", kind, tmp, strerror(errno));
-    if (rc == CUZK_OK && rename(tmp, path) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "%s write: cannot rename %s to %s: %s", kind, tmp, path,
-                       strerror(errno));
-    if (rc)
-        unlink(tmp);
-    else
-        fsync_parent_dir(path);
-out:
-    free(tmp);
     free(w);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cuzk/json.h"
+#include "cuzk/outfile.h"
 
 #define PROTOCOL "groth16"
 #define CURVE "bls12381"
@@ -70,17 +71,16 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
     return CUZK_OK;
 }
 
+/* Writes text to path atomically (cuzk/outfile.h): the old file or the whole new one, never a part. */
 static int write_file(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return cuzk_fail(err, errlen, CUZK_EIO, "%s: cannot create: %s", path, strerror(errno));
-    size_t put = fwrite(text, 1, len, f);
-    int bad = put != len;
-    bad |= fclose(f) != 0;
-    if (bad)
-        return cuzk_fail(err, errlen, CUZK_EIO, "%s: write error", path);
-    return CUZK_OK;
+    cuzk_outfile f;
+    int rc = cuzk_outfile_open(&f, path, 0, NULL, err, errlen);
+    if (rc == CUZK_OK) {
+        cuzk_outfile_write(&f, text, len); /* a failure is reported by the commit */
+        rc = cuzk_outfile_commit(&f, NULL, err, errlen);
+    }
+    return rc;
 }
 
 /* ---- reading values ---------------------------------------------------------------- */

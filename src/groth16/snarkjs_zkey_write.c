@@ -50,6 +50,7 @@
 
 #include "cuzk/curve.h"
 #include "cuzk/ntt.h"
+#include "cuzk/outfile.h"
 #include "cuzk/serialize.h"
 #include "cuzk/setup.h"
 #include "cuzk/snarkjs.h"
@@ -583,57 +584,21 @@ out:
 
 /* ---- atomic file --------------------------------------------------------------- */
 
-typedef struct {
-    int fd;
-    int errnum; /* first write error */
-} file_sink;
-
 static int file_write(void *ctx, const void *buf, size_t len)
 {
-    file_sink *f = ctx;
-    const uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t n = write(f->fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            f->errnum = n < 0 ? errno : EIO;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return cuzk_outfile_write(ctx, buf, len) == CUZK_OK ? 0 : -1;
 }
 
 int cuzk_zkey_setup_write(const char *path, const cuzk_cs *cs, const cuzk_groth16_toxic *tw, cuzk_pool *pool,
                           char *err, size_t errlen)
 {
-    if (!path || !path[0])
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "zkey setup: no output path");
-    size_t tlen = strlen(path) + 32;
-    char *tmp = malloc(tlen);
-    if (!tmp)
-        return cuzk_fail(err, errlen, CUZK_ENOMEM, "zkey setup: out of memory");
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    file_sink f = {.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
-    if (f.fd < 0) {
-        int rc = cuzk_fail(err, errlen, CUZK_EIO, "zkey setup: cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    int rc = cuzk_zkey_setup(cs, tw, file_write, &f, pool, err, errlen);
-    if (rc == CUZK_EIO && f.errnum)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "zkey setup: writing %s: %s", tmp, strerror(f.errnum));
-    if (rc == CUZK_OK && fsync(f.fd) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "zkey setup: fsync %s: %s", tmp, strerror(errno));
-    if (close(f.fd) != 0 && rc == CUZK_OK)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "zkey setup: closing %s: %s", tmp, strerror(errno));
-    if (rc == CUZK_OK && rename(tmp, path) != 0)
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "zkey setup: cannot rename %s to %s: %s", tmp, path,
-                       strerror(errno));
+    cuzk_outfile f;
+    int rc = cuzk_outfile_open(&f, path, 0, "zkey setup", err, errlen);
     if (rc != CUZK_OK)
-        unlink(tmp);
-    free(tmp);
+        return rc;
+    rc = cuzk_zkey_setup(cs, tw, file_write, &f, pool, err, errlen);
+    if (rc == CUZK_OK || (rc == CUZK_EIO && f.errnum)) /* a failed write: commit names it */
+        rc = cuzk_outfile_commit(&f, "zkey setup", err, errlen);
+    cuzk_outfile_abort(&f);
     return rc;
 }

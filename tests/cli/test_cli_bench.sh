@@ -194,13 +194,14 @@ expect 0 "sweep with j > c: exit 0"
 expect_err 'skipping c=1 j=2' "sweep: says what it skipped"
 expect_err 'evaluation device' "sweep: --eval reaches each engine"
 
-# a combination that fails (its TIMELINE path is a directory): reported in its row, the sweep goes on
+# a combination that fails (its TIMELINE path is a directory, refused when its engine starts): reported in
+# its row, the sweep goes on
 mkdir -p "$TMP/tl2/c2-j1-gw1.jsonl"
 run "$BENCH" sweep --c-list 2 --j-list 1 --gw-list 1,2 "${TINY[@]}" --timeline-dir "$TMP/tl2" --csv "$TMP/fail.csv"
 expect_fail "sweep with a failing combination"
-[ "$(rows)" = "$(printf '2 1 1 FAILED: TIMELINE not written\n2 1 2 ok')" ] &&
+[ "$(rows)" = "$(printf '2 1 1 FAILED: cannot open the TIMELINE\n2 1 2 ok')" ] &&
     pass "sweep: the failure is in its row, the next combination ran" || fail "sweep: rows $(rows | tr '\n' ';')"
-[ "$(tail -n +2 "$TMP/fail.csv" | cut -d, -f14 | tr '\n' ';')" = "FAILED: TIMELINE not written;ok;" ] &&
+[ "$(tail -n +2 "$TMP/fail.csv" | cut -d, -f14 | tr '\n' ';')" = "FAILED: cannot open the TIMELINE;ok;" ] &&
     pass "sweep: the CSV is written with the failure" || fail "sweep: CSV after a failure"
 run "$BENCH" sweep --c-list 2 --j-list 1,2 --gw-list 1 "${TINY[@]}" --budget 64K
 expect_fail "sweep: proofs refused by the budget"

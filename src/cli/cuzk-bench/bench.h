@@ -24,6 +24,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/setup.h"
 #include "cuzk/groth16.h"
+#include "cuzk/outfile.h"
 
 #ifndef CUZK_VERSION
 #define CUZK_VERSION "unknown"
@@ -74,12 +75,12 @@ extern const char *const bench_workload_names[];
 int bench_workload_new(bench_workload *w, const bench_opts *o, char *err, size_t errlen);
 void bench_workload_free(bench_workload *w);
 
-/* An output file that appears at its path only when complete: written to "<path>.tmp.<pid>" (created
- * exclusively), then fsynced and renamed into place by bench_out_commit, or removed by bench_out_abort. */
+/* An output file that appears at its path only when complete (cuzk/outfile.h, its temporary file removed
+ * by a fatal signal), written through the stream f; renamed into place by bench_out_commit, or removed by
+ * bench_out_abort. */
 typedef struct {
     FILE *f;
-    const char *path; /* borrowed */
-    char *tmp;
+    cuzk_outfile file;
 } bench_out;
 
 /* Creates the temporary file; BENCH_OK, or BENCH_FAIL with the reason on stderr. */

@@ -176,9 +176,14 @@ static Cuzk__V1__ProveResponse *prove_once(rpc_client *cl, const remote_opts *o,
 
 static int cmd_single(const remote_opts *o)
 {
-    rpc_client *cl = remote_open(o->addr);
-    if (!cl)
+    bench_out out = {0}; /* atomic: the whole proof or no file; a bad destination fails before the request */
+    if (o->out && bench_out_open(&out, o->out) != BENCH_OK)
         return BENCH_FAIL;
+    rpc_client *cl = remote_open(o->addr);
+    if (!cl) {
+        bench_out_abort(&out);
+        return BENCH_FAIL;
+    }
     proof_stat st;
     Cuzk__V1__ProveResponse *r = prove_once(cl, o, o->request_id, &st);
     int rc = st.ok ? BENCH_OK : BENCH_FAIL;
@@ -192,14 +197,12 @@ static int cmd_single(const remote_opts *o)
                a->job_id, a->proof.len, a->num_partitions, st.latency, (unsigned long long)a->total_ms,
                (unsigned long long)a->queue_wait_ms, (unsigned long long)a->srs_load_ms,
                (unsigned long long)a->synthesis_ms, (unsigned long long)a->gpu_compute_ms);
-        if (o->out) {
-            FILE *f = fopen(o->out, "wb");
-            if (!f || fwrite(a->proof.data, 1, a->proof.len, f) != a->proof.len || fclose(f) != 0) {
-                bench_error("cannot write %s: %s", o->out, strerror(errno));
-                rc = BENCH_FAIL;
-            }
+        if (out.f) {
+            fwrite(a->proof.data, 1, a->proof.len, out.f); /* a short write shows at the commit */
+            rc = bench_out_commit(&out);
         }
     }
+    bench_out_abort(&out); /* no-op after a commit */
     if (r)
         protobuf_c_message_free_unpacked(&r->base, NULL);
     rpc_client_close(cl);

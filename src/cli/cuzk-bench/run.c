@@ -67,31 +67,16 @@ const char *bench_eval_name(cuzk_engine_eval e)
 
 int bench_out_open(bench_out *out, const char *path)
 {
+    char err[512];
     memset(out, 0, sizeof *out);
-    out->path = path;
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        bench_error("%s: is a directory, expected a file name for the output", path);
+    if (cuzk_outfile_open(&out->file, path, CUZK_OUTFILE_TRACK, NULL, err, sizeof err) != CUZK_OK ||
+        !(out->f = cuzk_outfile_stream(&out->file))) {
+        if (out->file.tmp)
+            snprintf(err, sizeof err, "%s", strerror(out->file.errnum));
+        bench_error("cannot write %s: %s", path, err);
+        cuzk_outfile_abort(&out->file);
         return BENCH_FAIL;
     }
-    size_t n = strlen(path) + 32;
-    if (!(out->tmp = malloc(n))) {
-        bench_error("%s: out of memory", path);
-        return BENCH_FAIL;
-    }
-    snprintf(out->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
-        bench_error("cannot write %s: %s (creating %s)", path, strerror(errno), out->tmp);
-        if (fd >= 0) {
-            close(fd);
-            unlink(out->tmp);
-        }
-        free(out->tmp);
-        out->tmp = NULL;
-        return BENCH_FAIL;
-    }
-    cuzk_temp_track(out->tmp);
     return BENCH_OK;
 }
 
@@ -99,40 +84,19 @@ int bench_out_commit(bench_out *out)
 {
     if (!out->f)
         return BENCH_FAIL;
-    const char *what = NULL;
-    int e = 0;
-    if (fflush(out->f) != 0 || ferror(out->f))
-        what = "write", e = errno;
-    else if (fsync(fileno(out->f)) != 0)
-        what = "fsync", e = errno;
-    int rc = fclose(out->f);
+    char err[512], *path = strdup(out->file.path); /* the commit releases it */
     out->f = NULL;
-    if (!what && rc != 0)
-        what = "close", e = errno;
-    if (!what && rename(out->tmp, out->path) != 0)
-        what = "rename", e = errno;
-    if (what) {
-        bench_error("cannot write %s: %s: %s", out->path, what, e ? strerror(e) : "stream error");
-        bench_out_abort(out);
-        return BENCH_FAIL;
-    }
-    cuzk_temp_untrack(out->tmp);
-    free(out->tmp);
-    out->tmp = NULL;
-    return BENCH_OK;
+    int rc = cuzk_outfile_commit(&out->file, NULL, err, sizeof err);
+    if (rc != CUZK_OK)
+        bench_error("cannot write %s: %s", path ? path : "output", err);
+    free(path);
+    return rc == CUZK_OK ? BENCH_OK : BENCH_FAIL;
 }
 
 void bench_out_abort(bench_out *out)
 {
-    if (out->f)
-        fclose(out->f);
     out->f = NULL;
-    if (out->tmp) {
-        unlink(out->tmp);
-        cuzk_temp_untrack(out->tmp);
-    }
-    free(out->tmp);
-    out->tmp = NULL;
+    cuzk_outfile_abort(&out->file);
 }
 
 /* ---- events, as the sink records them (called under the writer's mutex) ---------------------- */

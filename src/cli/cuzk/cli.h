@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/outfile.h"
 #include "cuzk/pool.h"
 
 /* The program's version; kept equal to project(VERSION) in CMakeLists.txt. */
@@ -140,11 +141,9 @@ cuzk_pool *cli_pool_new(const cli_args *a);
 
 /* ---- atomic outputs ---------------------------------------------------------------------- */
 
-typedef struct {
-    const char *path;
-    char *tmp; /* NULL when closed */
-    int fd;
-} cli_out;
+/* The library's atomic output file (cuzk/outfile.h), its temporary file removed by a fatal signal; the
+ * functions below print the reason of a failure. */
+typedef cuzk_outfile cli_out;
 
 /* Creates path's temporary file (refusing a directory at path); prints the reason and returns -1 on
  * failure. A zeroed cli_out is safe to abort. */

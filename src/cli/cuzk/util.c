@@ -3,13 +3,11 @@
  * messages, progress, the --verbose timer, input checks, the thread pool and
  * atomic output files.
  *
- * Atomic outputs. cli_out_open creates `<path>.tmp.<pid>` with O_EXCL and
- * records its name in the library's temporary-file table (cuzk_temp_track):
- * SIGINT, SIGTERM and SIGHUP unlink every temporary file still listed (unlink
- * is async-signal-safe) and then re-raise the signal with its default action.
- * cuzk-bench's outputs use the same table. Commit is
- * fsync + close + rename; abort is close + unlink. The temporary file sits in
- * the destination's directory, so the rename never crosses file systems.
+ * Atomic outputs: cli_out is the library's cuzk_outfile (cuzk/outfile.h),
+ * opened with CUZK_OUTFILE_TRACK so that SIGINT, SIGTERM and SIGHUP unlink
+ * its temporary file (cuzk_temp_track; unlink is async-signal-safe) before
+ * the signal is re-raised with its default action; these wrappers print the
+ * reason of a failure. cuzk-bench's outputs are the same mechanism.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -213,97 +211,40 @@ cuzk_pool *cli_pool_new(const cli_args *a)
 
 /* ---- atomic outputs ------------------------------------------------------------------- */
 
-static char *temp_name(const char *path)
-{
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (tmp)
-        snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    return tmp;
-}
-
-static int refuse_directory(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error("%s: is a directory, expected a file name for the output", path);
-        return -1;
-    }
-    return 0;
-}
-
 int cli_out_open(cli_out *o, const char *path)
 {
-    o->path = path;
-    o->fd = -1;
-    o->tmp = NULL;
-    if (refuse_directory(path) != 0)
-        return -1;
-    char *tmp = temp_name(path);
-    if (!tmp) {
-        cli_error("%s: out of memory", path);
+    char err[512];
+    if (cuzk_outfile_open(o, path, CUZK_OUTFILE_TRACK, NULL, err, sizeof err) != CUZK_OK) {
+        cli_error("cannot write %s: %s", path, err);
         return -1;
     }
-    o->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (o->fd < 0) {
-        cli_error("cannot write %s: %s (creating %s)", path, strerror(errno), tmp);
-        free(tmp);
-        return -1;
-    }
-    o->tmp = tmp;
-    cuzk_temp_track(tmp);
     return 0;
 }
 
 int cli_out_write(cli_out *o, const void *buf, size_t len)
 {
-    const uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t w = write(o->fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            cli_error("cannot write %s: %s", o->tmp, w < 0 ? strerror(errno) : "no progress");
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
+    if (cuzk_outfile_write(o, buf, len) != CUZK_OK) {
+        cli_error("cannot write %s: %s", o->tmp ? o->tmp : "(closed)", strerror(o->errnum));
+        return -1;
     }
     return 0;
 }
 
 int cli_out_commit(cli_out *o)
 {
-    int fd = o->fd;
-    o->fd = -1;
-    if (fsync(fd) != 0) {
-        cli_error("cannot write %s: fsync: %s", o->tmp, strerror(errno));
-        close(fd);
-        cli_out_abort(o);
-        return -1;
-    }
-    if (close(fd) != 0 || rename(o->tmp, o->path) != 0) {
-        cli_error("cannot write %s: %s", o->path, strerror(errno));
-        cli_out_abort(o);
-        return -1;
-    }
-    cuzk_temp_untrack(o->tmp);
-    free(o->tmp);
-    o->tmp = NULL;
-    return 0;
+    char err[512];
+    const char *path = o->path ? o->path : "(closed)";
+    char *name = strdup(path); /* the commit releases o->path */
+    int rc = cuzk_outfile_commit(o, NULL, err, sizeof err);
+    if (rc != CUZK_OK)
+        cli_error("cannot write %s: %s", name ? name : path, err);
+    free(name);
+    return rc == CUZK_OK ? 0 : -1;
 }
 
 void cli_out_abort(cli_out *o)
 {
-    if (o->fd >= 0)
-        close(o->fd);
-    o->fd = -1;
-    if (o->tmp) {
-        unlink(o->tmp);
-        cuzk_temp_untrack(o->tmp);
-        free(o->tmp);
-        o->tmp = NULL;
-    }
+    cuzk_outfile_abort(o);
 }
 
 int cli_output_probe(const char *path)
