@@ -17,7 +17,8 @@
 #       bench-ntt    NTT times at 2^24, 2^27
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24; with $MSM_C_LG set,
 #                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars: the default window, then every c
-#                    from max(4, MSM_C_LG - 10) to 20 with work items and (from 2^22) the batch-affine tree
+#                    from max(4, MSM_C_LG - 10) to 20 with work items and (from 2^22) the batch-affine tree;
+#                    with $MSM_C_G2_LG set, the same for G2 (work items only)
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key
@@ -130,6 +131,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-msm && [ -n "${MSM_C_LG:-}" ] && run bench-msm-c "$bdir/test_gpu_msm" bench-c "$MSM_C_LG"
+    has bench-msm && [ -n "${MSM_C_G2_LG:-}" ] && run bench-msm-c-g2 "$bdir/test_gpu_msm" bench-c "$MSM_C_G2_LG" g2
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
     has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" \
         $([ "${POREP_QUICK:-0}" = 1 ] && echo quick)

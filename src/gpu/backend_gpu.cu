@@ -191,7 +191,7 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     int rc = worker_prover(w, p, &gpk, &gcs, &pr, err, errlen);
     if (rc != CUZK_OK)
         return rc;
-    cuzk_prove_opts opts = {0};
+    cuzk_prove_opts opts = {};
     opts.flags = CUZK_PROVE_NO_VERIFY;
     opts.pvk = p->pvk;
     if (!dev_eval || !p->check)

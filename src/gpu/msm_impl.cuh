@@ -70,7 +70,7 @@ static inline unsigned msm_pick_window(size_t n)
     unsigned lg = 0;
     while (lg < 40 && ((size_t)1 << (lg + 1)) <= n)
         lg++;
-    if (lg >= 25)
+    if (n >= MSM_TREE_MIN) /* one threshold for the widest window and the G1 tree */
         return MSM_MAX_C;
     int c = (int)lg - 4;
     if (c < 4)

@@ -16,10 +16,10 @@
  *                                 LG <= 24) below r; median of 5 after a
  *                                 warm-up; each size's last result checked
  *                                 against the closed form below
- *   test_gpu_msm bench-c LG       G1 at 2^LG - 1 and 2^LG scalars below r: the
- *                                 library's window width, then every c from
- *                                 max(4, LG - 10) to 20 with work items and
- *                                 (from 2^22 on) with the batch-affine tree
+ *   test_gpu_msm bench-c LG [g2]  G1 (or G2) at 2^LG - 1 and 2^LG scalars below
+ *                                 r: the library's window width, then every c
+ *                                 from max(4, LG - 10) to 20 with work items and
+ *                                 (G1, from 2^22 on) with the batch-affine tree
  *
  * Independent oracle at every size. The bases are P_i = [a + i]G for a random
  * a, made on the host by repeated addition (G1/G2 code of the CPU library, in
@@ -569,58 +569,62 @@ static int cmd_bench(int argc, char **argv)
 }
 
 /* One bench-c measurement: the median of 3 runs after a warm-up, checked against the closed form. */
-static float bench_c_run(const cuzk_g1_affine *db, const cuzk_fr *dk, size_t m, cuzk_gpu_msm *ws,
-                         unsigned win, const grp<1>::J *want, cuzk_gpu_msm_stats *st)
+template <int G>
+static float bench_c_run(const typename grp<G>::A *db, const cuzk_fr *dk, size_t m, cuzk_gpu_msm *ws,
+                         unsigned win, const typename grp<G>::J *want, cuzk_gpu_msm_stats *st)
 {
     char err[256] = "";
-    grp<1>::J got;
+    typename grp<G>::J got;
     float tot[3];
-    int rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
+    int rc = grp<G>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
     for (int r = 0; r < 3 && rc == CUZK_OK; r++) {
-        rc = grp<1>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
+        rc = grp<G>::gpu_msm(&got, db, dk, m, ws, win, st, err, sizeof err);
         tot[r] = st->ms_total;
     }
-    CHECK(rc == CUZK_OK, "bench-c n = %zu, c = %u: %s", m, win, err);
+    CHECK(rc == CUZK_OK, "bench-c %s n = %zu, c = %u: %s", grp<G>::name(), m, win, err);
     if (rc)
         return -1;
-    CHECK(grp<1>::eq(&got, want), "bench-c n = %zu, c = %u: differs from the closed form", m, st->window);
+    CHECK(grp<G>::eq(&got, want), "bench-c %s n = %zu, c = %u: differs from the closed form", grp<G>::name(),
+          m, st->window);
     qsort(tot, 3, sizeof(float), cmp_float);
     return tot[1];
 }
 
-/* The window width at 2^lg - 1 and 2^lg G1 scalars below r (H's shape): the library's choice, then every c
- * from max(4, lg - 10) to 20, each with the XYZZ work items and, from 2^22 entries on, with the batch-affine
- * tree (its default end), to set msm_pick_window and MSM_TREE_MIN by measurement. */
-static int cmd_bench_c(unsigned lg)
+/* The window width at 2^lg - 1 and 2^lg scalars below r (H's shape): the library's choice, then every c
+ * from max(4, lg - 10) to 20, each with the XYZZ work items and, for G1 from 2^22 entries on, with the
+ * batch-affine tree (its default end), to set msm_pick_window and MSM_TREE_MIN by measurement. G2 has no
+ * tree; its rows size B2's window (PoRep's n_b is just below 2^25). */
+template <int G> static int cmd_bench_c(unsigned lg)
 {
-    bench_in<1> in;
-    bench_in_make<1>(in, lg);
+    bench_in<G> in;
+    bench_in_make<G>(in, lg);
     size_t n = in.n;
-    cuzk_g1_affine *db = in.db;
+    typename grp<G>::A *db = in.db;
     cuzk_fr *k = in.k, *dk = in.dk, a = in.a;
     cuzk_gpu_msm *ws = in.ws;
     make_scalars(k, n, SH_FULL);
     CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
-    printf("| n | c | windows | median ms: default / items / tree | digits+sort | accumulate | reduce |\n"
-           "|---|---|---|---|---|---|---|\n");
+    printf("| group | n | c | windows | median ms: default / items / tree | digits+sort | accumulate | "
+           "reduce |\n"
+           "|---|---|---|---|---|---|---|---|\n");
     unsigned lo = lg > 14 ? lg - 10 : 4;
     for (size_t m = n - 1; m <= n; m++) {
-        grp<1>::J want;
-        oracle<1>(&want, k, m, &a);
+        typename grp<G>::J want;
+        oracle<G>(&want, k, m, &a);
         for (unsigned win = lo - 1; win <= MSM_BENCH_MAX_C; win++) {
             unsigned w = win < lo ? 0 : win; /* first the library's choice (window 0) */
             cuzk_gpu_msm_stats st;
             float t[3] = {-1, -1, -1};
-            cuzk_gpu_msm_set_tree(ws, 0, 0);
+            cuzk_gpu_msm_set_tree(ws, 0, 0); /* G2: no tree, no effect */
             if (w == 0)
-                t[0] = bench_c_run(db, dk, m, ws, 0, &want, &st);
+                t[0] = bench_c_run<G>(db, dk, m, ws, 0, &want, &st);
             else {
-                if (m >= ((size_t)1 << 22)) {
+                if (G == 1 && m >= ((size_t)1 << 22)) {
                     cuzk_gpu_msm_set_tree(ws, 1, (size_t)1 << 23);
-                    t[2] = bench_c_run(db, dk, m, ws, w, &want, &st);
+                    t[2] = bench_c_run<G>(db, dk, m, ws, w, &want, &st);
                 }
                 cuzk_gpu_msm_set_tree(ws, SIZE_MAX, 0);
-                t[1] = bench_c_run(db, dk, m, ws, w, &want, &st);
+                t[1] = bench_c_run<G>(db, dk, m, ws, w, &want, &st);
             }
             char cell[3][16];
             for (int i = 0; i < 3; i++)
@@ -628,14 +632,14 @@ static int cmd_bench_c(unsigned lg)
                     snprintf(cell[i], sizeof cell[i], "-");
                 else
                     snprintf(cell[i], sizeof cell[i], "%.1f", t[i]);
-            printf("| %zu | %u%s | %u | %s / %s / %s | %.1f | %.1f | %.1f |\n", m, st.window,
-                   w ? "" : " (default)", st.windows, cell[0], cell[1], cell[2], st.ms_digits_sort,
+            printf("| %s | %zu | %u%s | %u | %s / %s / %s | %.1f | %.1f | %.1f |\n", grp<G>::name(), m,
+                   st.window, w ? "" : " (default)", st.windows, cell[0], cell[1], cell[2], st.ms_digits_sort,
                    st.ms_accumulate, st.ms_reduce);
             fflush(stdout);
         }
     }
     cuzk_gpu_msm_set_tree(ws, 0, 0);
-    bench_in_free<1>(in);
+    bench_in_free<G>(in);
     return test_finish("test_gpu_msm bench-c");
 }
 
@@ -650,10 +654,11 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0)
         rc = cmd_bench(argc - 2, argv + 2);
-    else if (strcmp(cmd, "bench-c") == 0 && argc == 3 && atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
-        rc = cmd_bench_c((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-c") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "g2") == 0)) &&
+             atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
+        rc = argc == 4 ? cmd_bench_c<2>((unsigned)atoi(argv[2])) : cmd_bench_c<1>((unsigned)atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-c LG (12..28)\n");
+        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-c LG (12..28) [g2]\n");
         rc = 2;
     }
     cudaStreamDestroy(g_stream);
