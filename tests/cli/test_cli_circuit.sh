@@ -88,6 +88,9 @@ run "$CUZK" inspect --circuit insert8 "$FIX/bits/proof.json"
 expect 2 "a file with --circuit: exit 2"
 run "$CUZK" inspect --circuit insert8 --circuit insert4
 expect 2 "--circuit twice: exit 2"
+run "$CUZK" inspect --seed --circuit
+expect 2 "--circuit taken as --seed's value: exit 2, no crash"
+expect_err '--circuit NAME is missing' "... says so"
 run "$CUZK" inspect "$FIX/bits/proof.json"
 expect 0 "inspecting a file still works"
 expect_out 'snarkjs Groth16 proof' "... and recognizes it"

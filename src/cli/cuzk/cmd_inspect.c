@@ -462,6 +462,8 @@ int cli_inspect_circuit_main(int argc, char **argv)
             return circuit_usage("'%s' does not go with --circuit", argv[i]);
         }
     }
+    if (!name) /* e.g. "--seed --circuit": the option before took it as its value */
+        return circuit_usage("%s NAME is missing", "--circuit");
     if (!strcmp(name, "list")) {
         for (size_t k = 0; k < cuzk_catalog_count(); k++)
             printf("%-22s %s\n", cuzk_catalog_name(k), cuzk_catalog_summary(k));
