@@ -8,7 +8,6 @@
  * makes write(2) and fflush(3) fail part-way, and SIGTERM while a tracked temporary file is open.
  * snarkjs proof.json and public.json written through it read back equal.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,20 +29,6 @@ static char err[512];
 static void path_in(char *out, size_t n, const char *name)
 {
     snprintf(out, n, "%s/%s", dir, name);
-}
-
-/* Entries of the scratch directory whose name contains part (all with NULL). */
-static int entries(const char *part)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!part || strstr(e->d_name, part)))
-            n++;
-    if (d)
-        closedir(d);
-    return n;
 }
 
 /* Whether the file at path holds exactly len bytes equal to want. */
@@ -77,7 +62,7 @@ static void test_commit(void)
         CHECK(cuzk_outfile_write(&o, bytes + at, n - at < 4096 ? n - at : 4096) == CUZK_OK, "write at %zu",
               at);
     rc = cuzk_outfile_commit(&o, NULL, err, sizeof err);
-    CHECK(rc == CUZK_OK && holds(path, bytes, n) && entries(".tmp.") == 0 && o.tmp == NULL,
+    CHECK(rc == CUZK_OK && holds(path, bytes, n) && test_dir_count(dir, ".tmp.") == 0 && o.tmp == NULL,
           "commit: rc %d (%s), the destination holds the bytes, no temporary file", rc, err);
 
     /* through a stream, over the old file */
@@ -88,15 +73,16 @@ static void test_commit(void)
         fprintf(f, "line %d\n", 7);
     CHECK(holds(path, bytes, n), "the old file stands while the new one is written");
     rc = cuzk_outfile_commit(&o, NULL, err, sizeof err);
-    CHECK(rc == CUZK_OK && holds(path, "line 7\n", 7) && entries(NULL) == 1, "stream commit: rc %d (%s)", rc,
-          err);
+    CHECK(rc == CUZK_OK && holds(path, "line 7\n", 7) && test_dir_count(dir, NULL) == 1,
+          "stream commit: rc %d (%s)", rc, err);
 
     /* abort: the old file untouched, nothing else left; abort and commit after it are harmless */
     rc = cuzk_outfile_open(&o, path, 0, NULL, err, sizeof err);
     CHECK(rc == CUZK_OK && cuzk_outfile_write(&o, bytes, 100) == CUZK_OK, "open for abort: %s", err);
     cuzk_outfile_abort(&o);
     cuzk_outfile_abort(&o);
-    CHECK(holds(path, "line 7\n", 7) && entries(NULL) == 1, "abort left the old file alone and nothing else");
+    CHECK(holds(path, "line 7\n", 7) && test_dir_count(dir, NULL) == 1,
+          "abort left the old file alone and nothing else");
     CHECK(cuzk_outfile_commit(&o, NULL, err, sizeof err) == CUZK_EINVAL, "commit after abort: EINVAL");
     CHECK(cuzk_outfile_write(&o, bytes, 1) == CUZK_EIO, "write after abort: refused");
     cuzk_outfile z;
@@ -112,7 +98,7 @@ static void test_refused(void)
 {
     char path[256];
     cuzk_outfile o;
-    int before = entries(NULL);
+    int before = test_dir_count(dir, NULL);
     path_in(path, sizeof path, "no/such/dir/x.bin");
     int rc = cuzk_outfile_open(&o, path, 0, "params write", err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "params write: cannot create ") == err && strstr(err, "x.bin.tmp.") &&
@@ -121,7 +107,7 @@ static void test_refused(void)
     path_in(path, sizeof path, "adir");
     CHECK(mkdir(path, 0755) == 0, "mkdir %s", path);
     rc = cuzk_outfile_open(&o, path, 0, NULL, err, sizeof err);
-    CHECK(rc == CUZK_EIO && strstr(err, "is a directory") && entries(NULL) == before + 1,
+    CHECK(rc == CUZK_EIO && strstr(err, "is a directory") && test_dir_count(dir, NULL) == before + 1,
           "a directory at the destination: refused at open: rc %d \"%s\"", rc, err);
     rmdir(path);
     CHECK(cuzk_outfile_open(&o, "", 0, NULL, err, sizeof err) == CUZK_EINVAL, "empty path: EINVAL");
@@ -137,12 +123,12 @@ static void test_refused(void)
     CHECK(mkdir(path, 0755) == 0, "mkdir %s", path);
     put_file(inner, "k"); /* a non-empty directory: rename(2) cannot replace it */
     rc = cuzk_outfile_commit(&o, "svg", err, sizeof err);
-    CHECK(rc == CUZK_EIO && strstr(err, "svg: cannot rename ") == err && entries(".tmp.") == 0 &&
+    CHECK(rc == CUZK_EIO && strstr(err, "svg: cannot rename ") == err && test_dir_count(dir, ".tmp.") == 0 &&
               holds(inner, "k", 1),
           "rename onto a directory: rc %d \"%s\"", rc, err);
     unlink(inner);
     rmdir(path);
-    CHECK(entries(NULL) == before, "refusals left nothing behind");
+    CHECK(test_dir_count(dir, NULL) == before, "refusals left nothing behind");
 }
 
 /* Writes that fail part-way (a file-size limit: EFBIG instead of SIGXFSZ), by write(2) and by stdio. */
@@ -175,7 +161,7 @@ static void test_short_writes(void)
         }
         rc = cuzk_outfile_commit(&o, "zkey setup", err, sizeof err);
         CHECK(rc == CUZK_EIO && strstr(err, "zkey setup: writing ") == err && strstr(err, strerror(EFBIG)) &&
-                  holds(path, "old", 3) && entries(NULL) == 1,
+                  holds(path, "old", 3) && test_dir_count(dir, NULL) == 1,
               "%s: commit after a failed write: rc %d \"%s\", the old file stands, nothing else",
               stream ? "stream" : "write", rc, err);
     }
@@ -209,15 +195,15 @@ static void test_signal(void)
         close(fds[1]);
         CHECK(read(fds[0], &c, 1) == 1 && c == 'r', "child ready");
         close(fds[0]);
-        CHECK(entries(".tmp.") == 1, "%s: the temporary file exists while writing", path);
+        CHECK(test_dir_count(dir, ".tmp.") == 1, "%s: the temporary file exists while writing", path);
         kill(pid, SIGTERM);
         int status = 0;
         waitpid(pid, &status, 0);
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "child ended by SIGTERM (status %d)",
               status);
-        CHECK(entries(".tmp.") == (tracked ? 0 : 1) && access(path, F_OK) != 0,
-              "%s: after SIGTERM %d temporary files (want %d), no destination", path, entries(".tmp."),
-              tracked ? 0 : 1);
+        CHECK(test_dir_count(dir, ".tmp.") == (tracked ? 0 : 1) && access(path, F_OK) != 0,
+              "%s: after SIGTERM %d temporary files (want %d), no destination", path,
+              test_dir_count(dir, ".tmp."), tracked ? 0 : 1);
         char tmp[300];
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)pid);
         unlink(tmp);
@@ -263,7 +249,7 @@ static void test_snarkjs_writes(void)
     path_in(path, sizeof path, "no/dir/public.json");
     rc = cuzk_snarkjs_public_write(path, k, 3, err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "cannot create"), "public.json into a missing directory: %s", err);
-    CHECK(entries(NULL) == 0, "snarkjs writes left nothing behind");
+    CHECK(test_dir_count(dir, NULL) == 0, "snarkjs writes left nothing behind");
 }
 
 int main(void)
@@ -278,7 +264,8 @@ int main(void)
     test_short_writes();
     test_signal();
     test_snarkjs_writes();
-    CHECK(entries(NULL) == 0, "the scratch directory is empty at the end (%d entries)", entries(NULL));
+    CHECK(test_dir_count(dir, NULL) == 0, "the scratch directory is empty at the end (%d entries)",
+          test_dir_count(dir, NULL));
     rmdir(dir);
     return test_finish("test_outfile");
 }

@@ -18,7 +18,6 @@
  * a rename onto a directory, and no temporary file left behind in any case.
  * All files live in a mkdtemp directory that is removed at the end.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,37 +51,6 @@ static void spit(const char *path, const uint8_t *buf, size_t len)
 }
 
 /* Number of directory entries whose name contains needle (NULL: all). */
-static int count_entries(const char *d, const char *needle)
-{
-    DIR *dp = opendir(d);
-    if (!dp)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!needle || strstr(e->d_name, needle)))
-            n++;
-    closedir(dp);
-    return n;
-}
-
-static void remove_dir_contents(const char *d)
-{
-    DIR *dp = opendir(d);
-    if (!dp)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(dp))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-        if (unlink(p) != 0)
-            rmdir(p);
-    }
-    closedir(dp);
-}
-
 static bool file_exists(const char *p)
 {
     struct stat st;
@@ -632,12 +600,12 @@ static void test_identity(cuzk_pool *pool)
     /* the writer refuses identity points and leaves nothing behind */
     char path[256];
     path_in(path, sizeof path, "id.params");
-    int before = count_entries(dir, NULL);
+    int before = test_dir_count(dir, NULL);
     memset(&x.p.l[4], 0, sizeof x.p.l[4]);
     int rc = cuzk_params_write(path, &x.p, err, sizeof err);
     CHECK(rc == CUZK_EINVAL && strstr(err, "l[4] is the point at infinity") && !file_exists(path),
           "write with identity in l: rc %d, %s", rc, err);
-    CHECK(count_entries(dir, NULL) == before, "failed write left a file behind");
+    CHECK(test_dir_count(dir, NULL) == before, "failed write left a file behind");
     fixture_free(&x);
 }
 
@@ -789,18 +757,18 @@ static void test_writes(void)
     char path[256], sub[256];
     /* missing directory */
     path_in(path, sizeof path, "no/such/dir/x.params");
-    int before = count_entries(dir, NULL);
+    int before = test_dir_count(dir, NULL);
     int rc = cuzk_params_write(path, &p, err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "cannot create"), "write into a missing dir: rc %d, %s", rc, err);
     path_in(path, sizeof path, "no/such/dir/x.vk");
     rc = cuzk_vk_write(path, &p.vk, err, sizeof err);
     CHECK(rc == CUZK_EIO, "vk write into a missing dir: rc %d", rc);
-    CHECK(count_entries(dir, NULL) == before, "failed writes left files behind");
+    CHECK(test_dir_count(dir, NULL) == before, "failed writes left files behind");
     /* success leaves exactly the destination, no temporary */
     path_in(path, sizeof path, "w.params");
     rc = cuzk_params_write(path, &p, err, sizeof err);
-    CHECK(rc == CUZK_OK && count_entries(dir, ".tmp.") == 0 && count_entries(dir, NULL) == before + 1,
-          "successful write: rc %d, %d temp files", rc, count_entries(dir, ".tmp."));
+    CHECK(rc == CUZK_OK && test_dir_count(dir, ".tmp.") == 0 && test_dir_count(dir, NULL) == before + 1,
+          "successful write: rc %d, %d temp files", rc, test_dir_count(dir, ".tmp."));
     /* overwriting: a refused write leaves the old file intact, a good one replaces it */
     size_t len0 = 0, len1 = 0;
     uint8_t *old = test_read_file(path, &len0);
@@ -827,7 +795,7 @@ static void test_writes(void)
     CHECK(mkdir(sub, 0755) == 0, "mkdir %s", sub);
     rc = cuzk_params_write(sub, &p, err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "params write: ") == err && strstr(err, "is a directory") &&
-              count_entries(dir, ".tmp.") == 0,
+              test_dir_count(dir, ".tmp.") == 0,
           "write onto a directory: rc %d, %s", rc, err);
     rmdir(sub);
     /* reading a missing file or a directory */
@@ -926,7 +894,7 @@ int main(void)
     test_writes();
     test_threads(pool);
     cuzk_pool_free(pool);
-    remove_dir_contents(dir);
+    test_dir_clear(dir);
     CHECK(rmdir(dir) == 0, "temp dir %s not empty at the end", dir);
     return test_finish("test_params");
 }

@@ -25,7 +25,6 @@
  * DELIVER marker per delivered job.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1091,33 +1090,10 @@ static void write_file(const char *path, const char *text, size_t len)
 }
 
 /* No stray temporary files in the test directory. */
-static size_t count_tmp_files(void)
-{
-    DIR *d = opendir(tmpdir);
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += strstr(e->d_name, ".tmp.") != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* Removes whatever a failing check left in the test directory, then the directory. */
 static void remove_tmpdir(void)
 {
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    char path[512];
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
-        if (unlink(path) != 0)
-            rmdir(path);
-    }
-    if (d)
-        closedir(d);
+    test_dir_clear(tmpdir);
     rmdir(tmpdir);
 }
 
@@ -1167,7 +1143,7 @@ static void scenario(const char *what, run_t *r, write_opts o)
     CHECK(out && strstr(out, "timeline report: ") == out && strstr(out, in_path), "%s: report header", what);
     if (rc == CUZK_OK)
         check_svg(what, r, o.cut, svg_path);
-    CHECK(count_tmp_files() == 0, "%s: no temporary file left", what);
+    CHECK(test_dir_count(tmpdir, ".tmp.") == 0, "%s: no temporary file left", what);
     unlink(svg_path);
     unlink(in_path);
     free(out);
@@ -1404,7 +1380,7 @@ static void test_malformed(void)
     CHECK(olen == 0, "svg onto a directory: fails before printing (%zu bytes printed)", olen);
     free(out);
     rmdir(svg);
-    CHECK(count_tmp_files() == 0, "no temporary file after failure");
+    CHECK(test_dir_count(tmpdir, ".tmp.") == 0, "no temporary file after failure");
     /* an existing file is replaced whole */
     snprintf(svg, sizeof svg, "%s/old.svg", tmpdir);
     write_file(svg, "old", 3);

@@ -499,21 +499,6 @@ static int other_files(const char *keep)
     return n;
 }
 
-static void clear_tmpdir(void)
-{
-    DIR *d = opendir(TMPDIR_PATH);
-    struct dirent *ent;
-    char p[700];
-    while (d && (ent = readdir(d)))
-        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", TMPDIR_PATH, ent->d_name);
-            if (rmdir(p) != 0)
-                unlink(p);
-        }
-    if (d)
-        closedir(d);
-}
-
 static void check_errors(void)
 {
     cuzk_cs cs;
@@ -523,7 +508,7 @@ static void check_errors(void)
     char err[256], path[600];
     cuzk_groth16_toxic good, bad;
     random_toxic(&good);
-    clear_tmpdir();
+    test_dir_clear(TMPDIR_PATH);
 
     /* Bad toxic waste: each value zero, tau in the 2m-domain (ω_2m itself lies outside the m-domain), tau
      * = 1. */
@@ -570,7 +555,7 @@ static void check_errors(void)
     CHECK(cuzk_zkey_setup(&cs, &good, NULL, NULL, NULL, err, sizeof err) == CUZK_EINVAL, "no sink: EINVAL");
 
     /* Unwritable destinations: a missing directory, a directory, an empty path. */
-    clear_tmpdir();
+    test_dir_clear(TMPDIR_PATH);
     snprintf(path, sizeof path, "%s/no/such/dir/key.zkey", TMPDIR_PATH);
     int rc = cuzk_zkey_setup_write(path, &cs, &good, NULL, err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "cannot create") && other_files(NULL) == 0,
@@ -614,7 +599,7 @@ static void check_errors(void)
     }
     CHECK(cuzk_zkey_setup(NULL, &good, mem_write, NULL, NULL, err, sizeof err) == CUZK_EINVAL,
           "no circuit: EINVAL");
-    clear_tmpdir();
+    test_dir_clear(TMPDIR_PATH);
     cuzk_cs_free(&cs);
 }
 
@@ -635,7 +620,7 @@ int main(void)
     check_random(5, 300, 200); /* several public signals, more variables than rows */
     check_domain();
     check_errors();
-    clear_tmpdir();
+    test_dir_clear(TMPDIR_PATH);
     rmdir(TMPDIR_PATH);
     cuzk_pool_free(POOL2);
     cuzk_pool_free(POOL3);

@@ -4,11 +4,13 @@
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "cuzk/prove.h"
 #include "cuzk/setup.h"
@@ -344,4 +346,34 @@ char *test_run_capture(const char *cmd)
         return NULL;
     }
     return buf;
+}
+
+int test_dir_count(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!part || strstr(e->d_name, part)))
+            n++;
+    closedir(d);
+    return n;
+}
+
+void test_dir_clear(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (unlink(path) != 0)
+                rmdir(path);
+        }
+    closedir(d);
 }

@@ -57,6 +57,10 @@ bool hex_limbs(uint64_t *limbs, size_t nlimbs, const char *hex);
 /* Whole-file reads for tests: the bytes plus a NUL after them (not counted in
  * *len); NULL if the file cannot be read. The caller frees. */
 void *test_read_file(const char *path, size_t *len);
+/* Scratch directories: the entries of dir (not . and ..) whose name contains part (NULL: every entry),
+ * -1 if dir cannot be read; and removing every entry (files, empty directories), leaving dir itself. */
+int test_dir_count(const char *dir, const char *part);
+void test_dir_clear(const char *dir);
 /* tests/fixtures/<circuit>/<file>; a missing file is a test failure. */
 #define TEST_FIXTURE_DIR CUZK_VECTOR_DIR "/../fixtures"
 void *test_read_fixture(const char *circuit, const char *file, size_t *len);
