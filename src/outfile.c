@@ -24,7 +24,7 @@ static int fail(const char *who, char *err, size_t errlen, int code, const char 
 
 static int fail(const char *who, char *err, size_t errlen, int code, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -87,6 +87,14 @@ int cuzk_outfile_open(cuzk_outfile *o, const char *path, unsigned flags, const c
         release(o);
         return rc;
     }
+    if ((flags & CUZK_OUTFILE_STREAM) && !(o->f = fdopen(o->fd, "w"))) {
+        int e = errno;
+        int rc = fail(who, err, errlen, CUZK_EIO, "cannot open a stream on %s: %s", o->tmp, strerror(e));
+        close(o->fd);
+        unlink(o->tmp);
+        release(o);
+        return rc;
+    }
     if (flags & CUZK_OUTFILE_TRACK) {
         cuzk_temp_track(o->tmp);
         o->tracked = true;
@@ -116,15 +124,6 @@ int cuzk_outfile_write(cuzk_outfile *o, const void *buf, size_t len)
         len -= (size_t)w;
     }
     return CUZK_OK;
-}
-
-FILE *cuzk_outfile_stream(cuzk_outfile *o)
-{
-    if (!o || !o->tmp)
-        return NULL;
-    if (!o->f && !o->errnum && !(o->f = fdopen(o->fd, "w")))
-        o->errnum = errno ? errno : ENOMEM;
-    return o->f;
 }
 
 int cuzk_outfile_commit(cuzk_outfile *o, const char *who, char *err, size_t errlen)

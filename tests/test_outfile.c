@@ -66,15 +66,21 @@ static void test_commit(void)
           "commit: rc %d (%s), the destination holds the bytes, no temporary file", rc, err);
 
     /* through a stream, over the old file */
-    rc = cuzk_outfile_open(&o, path, 0, NULL, err, sizeof err);
-    FILE *f = rc == CUZK_OK ? cuzk_outfile_stream(&o) : NULL;
-    CHECK(f && cuzk_outfile_stream(&o) == f, "stream: made once, rc %d (%s)", rc, err);
-    if (f)
-        fprintf(f, "line %d\n", 7);
+    rc = cuzk_outfile_open(&o, path, CUZK_OUTFILE_STREAM, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK && o.f, "stream: rc %d (%s)", rc, err);
+    if (o.f)
+        fprintf(o.f, "line %d\n", 7);
     CHECK(holds(path, bytes, n), "the old file stands while the new one is written");
     rc = cuzk_outfile_commit(&o, NULL, err, sizeof err);
     CHECK(rc == CUZK_OK && holds(path, "line 7\n", 7) && test_dir_count(dir, NULL) == 1,
           "stream commit: rc %d (%s)", rc, err);
+
+    /* write(2) beside a stream would reorder bytes: refused, and the file is not committed */
+    rc = cuzk_outfile_open(&o, path, CUZK_OUTFILE_STREAM, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK && cuzk_outfile_write(&o, "x", 1) == CUZK_EIO, "write on a stream outfile: refused");
+    rc = cuzk_outfile_commit(&o, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EIO && holds(path, "line 7\n", 7) && test_dir_count(dir, NULL) == 1,
+          "... and its commit fails, leaving the old file: rc %d (%s)", rc, err);
 
     /* abort: the old file untouched, nothing else left; abort and commit after it are harmless */
     rc = cuzk_outfile_open(&o, path, 0, NULL, err, sizeof err);
@@ -89,7 +95,6 @@ static void test_commit(void)
     memset(&z, 0, sizeof z);
     cuzk_outfile_abort(&z); /* a zeroed one */
     CHECK(cuzk_outfile_commit(&z, NULL, err, sizeof err) == CUZK_EINVAL, "zeroed: commit EINVAL");
-    CHECK(cuzk_outfile_stream(&z) == NULL, "zeroed: no stream");
     unlink(path);
     free(bytes);
 }
@@ -147,13 +152,12 @@ static void test_short_writes(void)
     test_rand_bytes(big, sizeof big);
     for (int stream = 0; stream < 2; stream++) {
         cuzk_outfile o;
-        int rc = cuzk_outfile_open(&o, path, 0, NULL, err, sizeof err);
+        int rc = cuzk_outfile_open(&o, path, stream ? CUZK_OUTFILE_STREAM : 0, NULL, err, sizeof err);
         CHECK(rc == CUZK_OK, "open: %s", err);
         if (rc)
             continue;
         if (stream) {
-            FILE *f = cuzk_outfile_stream(&o);
-            CHECK(f && fwrite(big, 1, sizeof big, f) <= sizeof big, "stream write");
+            CHECK(fwrite(big, 1, sizeof big, o.f) <= sizeof big, "stream write");
         } else {
             CHECK(cuzk_outfile_write(&o, big, sizeof big) == CUZK_EIO && o.errnum == EFBIG,
                   "write past the limit: EIO, errno %d", o.errnum);

@@ -18,16 +18,17 @@
 extern "C" {
 #endif
 
-/* Flags of cuzk_outfile_open. */
-#define CUZK_OUTFILE_TRACK                                                                                   \
-    1u /* remove the temporary file if a fatal signal ends the process                                       \
-        * (cuzk_temp_track: for programs, not for a library inside a daemon) */
+/* Flags of cuzk_outfile_open. TRACK: remove the temporary file if a fatal signal ends the process
+ * (cuzk_temp_track: for programs, not for a library inside a daemon). STREAM: write through a stdio
+ * stream, o->f (a caller may setvbuf it before writing), instead of cuzk_outfile_write. */
+#define CUZK_OUTFILE_TRACK 1u
+#define CUZK_OUTFILE_STREAM 2u
 
 typedef struct {
     char *path; /* the destination (a copy) */
     char *tmp;  /* the temporary file; NULL when nothing is open */
-    int fd;     /* its descriptor (owned by f once a stream is made) */
-    FILE *f;    /* the stream of cuzk_outfile_stream, or NULL */
+    int fd;     /* its descriptor (owned by f with CUZK_OUTFILE_STREAM) */
+    FILE *f;    /* the stream (CUZK_OUTFILE_STREAM), or NULL */
     int errnum; /* the first failed write, reported by commit */
     bool tracked;
 } cuzk_outfile;
@@ -39,12 +40,8 @@ int cuzk_outfile_open(cuzk_outfile *o, const char *path, unsigned flags, const c
                       size_t errlen);
 
 /* Writes len bytes (retrying short writes and interruptions). CUZK_OK, or CUZK_EIO with the reason kept
- * for commit (o->errnum); later writes then do nothing. Not to be mixed with a stream. */
+ * for commit (o->errnum); later writes then do nothing. Not for an outfile opened with a stream. */
 int cuzk_outfile_write(cuzk_outfile *o, const void *buf, size_t len);
-
-/* A stdio stream on the file, made on the first call (a caller may setvbuf it before writing); NULL if it
- * cannot be made (the reason kept for commit). Write through the stream only, once it exists. */
-FILE *cuzk_outfile_stream(cuzk_outfile *o);
 
 /* Flushes, fsyncs, closes and renames the file into place, then fsyncs the directory. On any failure
  * (including an earlier failed write) removes the temporary file and returns CUZK_EIO naming the step.

@@ -86,13 +86,12 @@ int cuzk_timeline_new(cuzk_timeline **out, const char *path, cuzk_timeline_sink 
             tl_free(tl);
             return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline: out of memory");
         }
-        int rc = cuzk_outfile_open(&tl->out, path, 0, "timeline", err, errlen);
-        if (rc == CUZK_OK && !(tl->f = cuzk_outfile_stream(&tl->out)))
-            rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline: %s: %s", path, strerror(tl->out.errnum));
+        int rc = cuzk_outfile_open(&tl->out, path, CUZK_OUTFILE_STREAM, "timeline", err, errlen);
         if (rc != CUZK_OK) {
             tl_free(tl);
             return rc;
         }
+        tl->f = tl->out.f;
         setvbuf(tl->f, tl->buf, _IOFBF, TL_BUFSIZE);
     }
     *out = tl;

@@ -1368,16 +1368,11 @@ static void svg_body(FILE *f, const cuzk_tlr_log *log, const cuzk_tlr_stats *st,
     fprintf(f, "</svg>\n");
 }
 
-/* The SVG's atomic output file and its stream, made before any output so that a bad destination fails
+/* The SVG's atomic output file with its stream, made before any output so that a bad destination fails
  * first. */
-static int svg_open(cuzk_outfile *o, FILE **f, const char *path, char *err, size_t errlen)
+static int svg_open(cuzk_outfile *o, const char *path, char *err, size_t errlen)
 {
-    int rc = cuzk_outfile_open(o, path, 0, "timeline svg", err, errlen);
-    if (rc == CUZK_OK && !(*f = cuzk_outfile_stream(o))) {
-        rc = cuzk_fail(err, errlen, CUZK_EIO, "timeline svg: %s: %s", path, strerror(o->errnum));
-        cuzk_outfile_abort(o);
-    }
-    return rc;
+    return cuzk_outfile_open(o, path, CUZK_OUTFILE_STREAM, "timeline svg", err, errlen);
 }
 
 /* Renames the file into place when rc is CUZK_OK, else removes it; returns the outcome. */
@@ -1424,11 +1419,10 @@ int cuzk_tlr_write_svg(const char *path, const cuzk_tlr_log *log, const cuzk_tlr
     if (!path || !*path || !log || !st)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "timeline svg: bad argument");
     cuzk_outfile o;
-    FILE *f = NULL;
-    int rc = svg_open(&o, &f, path, err, errlen);
+    int rc = svg_open(&o, path, err, errlen);
     if (rc)
         return rc;
-    return svg_close(&o, svg_render(f, log, st, err, errlen), err, errlen);
+    return svg_close(&o, svg_render(o.f, log, st, err, errlen), err, errlen);
 }
 
 /* ---- all together -------------------------------------------------------------------- */
@@ -1442,17 +1436,16 @@ int cuzk_timeline_report(const char *path, FILE *out, const char *svg_path, char
     cuzk_tlr_log *log = NULL;
     cuzk_tlr_stats *st = NULL;
     cuzk_outfile o = {0};
-    FILE *f = NULL;
     int rc = cuzk_tlr_read(path, &log, err, errlen);
     if (rc == CUZK_OK)
         rc = cuzk_tlr_analyze(log, &st, err, errlen);
     if (rc == CUZK_OK && svg_path)
-        rc = svg_open(&o, &f, svg_path, err, errlen);
+        rc = svg_open(&o, svg_path, err, errlen);
     if (rc == CUZK_OK && out)
         rc = cuzk_tlr_print(out, path, log, st, err, errlen);
-    if (rc == CUZK_OK && f)
-        rc = svg_render(f, log, st, err, errlen);
-    if (f)
+    if (rc == CUZK_OK && o.f)
+        rc = svg_render(o.f, log, st, err, errlen);
+    if (o.f)
         rc = svg_close(&o, rc, err, errlen);
     cuzk_tlr_stats_free(st);
     cuzk_tlr_log_free(log);

@@ -67,16 +67,15 @@ const char *bench_eval_name(cuzk_engine_eval e)
 
 int bench_out_open(bench_out *out, const char *path)
 {
-    char err[512];
+    char who[512], err[1024];
+    snprintf(who, sizeof who, "cannot write %s", path ? path : "");
     memset(out, 0, sizeof *out);
-    if (cuzk_outfile_open(&out->file, path, CUZK_OUTFILE_TRACK, NULL, err, sizeof err) != CUZK_OK ||
-        !(out->f = cuzk_outfile_stream(&out->file))) {
-        if (out->file.tmp)
-            snprintf(err, sizeof err, "%s", strerror(out->file.errnum));
-        bench_error("cannot write %s: %s", path, err);
-        cuzk_outfile_abort(&out->file);
+    if (cuzk_outfile_open(&out->file, path, CUZK_OUTFILE_TRACK | CUZK_OUTFILE_STREAM, who, err, sizeof err) !=
+        CUZK_OK) {
+        bench_error("%s", err);
         return BENCH_FAIL;
     }
+    out->f = out->file.f;
     return BENCH_OK;
 }
 
@@ -84,13 +83,14 @@ int bench_out_commit(bench_out *out)
 {
     if (!out->f)
         return BENCH_FAIL;
-    char err[512], *path = strdup(out->file.path); /* the commit releases it */
+    char who[512], err[1024];
+    snprintf(who, sizeof who, "cannot write %s", out->file.path);
     out->f = NULL;
-    int rc = cuzk_outfile_commit(&out->file, NULL, err, sizeof err);
-    if (rc != CUZK_OK)
-        bench_error("cannot write %s: %s", path ? path : "output", err);
-    free(path);
-    return rc == CUZK_OK ? BENCH_OK : BENCH_FAIL;
+    if (cuzk_outfile_commit(&out->file, who, err, sizeof err) != CUZK_OK) {
+        bench_error("%s", err);
+        return BENCH_FAIL;
+    }
+    return BENCH_OK;
 }
 
 void bench_out_abort(bench_out *out)

@@ -213,9 +213,10 @@ cuzk_pool *cli_pool_new(const cli_args *a)
 
 int cli_out_open(cli_out *o, const char *path)
 {
-    char err[512];
-    if (cuzk_outfile_open(o, path, CUZK_OUTFILE_TRACK, NULL, err, sizeof err) != CUZK_OK) {
-        cli_error("cannot write %s: %s", path, err);
+    char who[CLI_ERRLEN], err[2 * CLI_ERRLEN];
+    snprintf(who, sizeof who, "cannot write %s", path ? path : "");
+    if (cuzk_outfile_open(o, path, CUZK_OUTFILE_TRACK, who, err, sizeof err) != CUZK_OK) {
+        cli_error("%s", err);
         return -1;
     }
     return 0;
@@ -232,14 +233,13 @@ int cli_out_write(cli_out *o, const void *buf, size_t len)
 
 int cli_out_commit(cli_out *o)
 {
-    char err[512];
-    const char *path = o->path ? o->path : "(closed)";
-    char *name = strdup(path); /* the commit releases o->path */
-    int rc = cuzk_outfile_commit(o, NULL, err, sizeof err);
-    if (rc != CUZK_OK)
-        cli_error("cannot write %s: %s", name ? name : path, err);
-    free(name);
-    return rc == CUZK_OK ? 0 : -1;
+    char who[CLI_ERRLEN], err[2 * CLI_ERRLEN];
+    snprintf(who, sizeof who, "cannot write %s", o->path ? o->path : "(closed)");
+    if (cuzk_outfile_commit(o, who, err, sizeof err) != CUZK_OK) {
+        cli_error("%s", err);
+        return -1;
+    }
+    return 0;
 }
 
 void cli_out_abort(cli_out *o)
