@@ -789,6 +789,28 @@ static void test_writes(void)
           err);
     cuzk_groth16_params_free(&q);
     free(old);
+    /* into an outfile the caller opened: a refused key writes nothing, a good one commits and reads back */
+    path_in(path, sizeof path, "to.params");
+    cuzk_outfile of;
+    rc = cuzk_outfile_open(&of, path, 0, NULL, err, sizeof err);
+    memset(&r.b_g2[0], 0, sizeof r.b_g2[0]);
+    CHECK(rc == CUZK_OK && cuzk_params_write_to(&of, &r, err, sizeof err) == CUZK_EINVAL,
+          "write_to with a bad point: EINVAL");
+    r.b_g2[0] = keep;
+    cuzk_outfile_abort(&of);
+    CHECK(test_dir_count(dir, "to.params") == 0, "write_to refused: nothing left");
+    rc = cuzk_outfile_open(&of, path, 0, NULL, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_params_write_to(&of, &r, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_outfile_commit(&of, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "write_to + commit: %s", err);
+    rc = cuzk_params_read(path, &q, CUZK_PARAMS_CHECK_GROUP, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK && params_eq(&q, &r), "write_to: read back: %s", err);
+    cuzk_groth16_params_free(&q);
+    unlink(path);
+    CHECK(cuzk_vk_write_to(&of, &r.vk, err, sizeof err) == CUZK_EINVAL,
+          "vk write_to a closed outfile: EINVAL");
     /* a directory at the destination is refused before anything is written (the rename failure itself
      * is test_outfile's) */
     path_in(sub, sizeof sub, "isdir.params");

@@ -36,6 +36,7 @@
 
 #include "cuzk/common.h"
 #include "cuzk/groth16.h"
+#include "cuzk/outfile.h"
 #include "cuzk/pool.h"
 
 #ifdef __cplusplus
@@ -82,10 +83,15 @@ int cuzk_params_read_ex(const char *path, cuzk_groth16_params *out, const cuzk_p
                         char *err, size_t errlen);
 /* Reads a .vk file; flags CUZK_PARAMS_CHECK_GROUP gives bellperson's VerifyingKey::read checks. */
 int cuzk_vk_read(const char *path, cuzk_groth16_vk *out, unsigned flags, char *err, size_t errlen);
-/* Writes params as a .params file at path, atomically (temp file, fsync, rename). */
+/* Writes params as a .params file at path, atomically (cuzk/outfile.h). */
 int cuzk_params_write(const char *path, const cuzk_groth16_params *params, char *err, size_t errlen);
 /* Writes vk as a .vk file at path, atomically. */
 int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t errlen);
+/* The same bytes into an output file the caller opened (cuzk/outfile.h) and commits or aborts: for
+ * programs that create their outputs before long work, or must replace two files together. A key that
+ * fails validation writes nothing; a failed write is reported by the commit. */
+int cuzk_params_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen);
+int cuzk_vk_write_to(cuzk_outfile *out, const cuzk_groth16_vk *vk, char *err, size_t errlen);
 /* Reads only the length words of a .params (or .vk) file, seeking over the points, and checks that
  * they account for every byte of the file. */
 int cuzk_params_info(const char *path, cuzk_params_summary *out, char *err, size_t errlen);

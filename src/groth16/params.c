@@ -611,14 +611,14 @@ int cuzk_params_info(const char *path, cuzk_params_summary *out, char *err, size
 /* ---- writing ------------------------------------------------------------ */
 
 typedef struct {
-    cuzk_outfile out;
+    cuzk_outfile *out;
     size_t n;
     uint8_t buf[64 * 1024];
 } writer;
 
 static void w_flush(writer *w)
 {
-    cuzk_outfile_write(&w->out, w->buf, w->n); /* a failure is kept for the commit */
+    cuzk_outfile_write(w->out, w->buf, w->n); /* a failure is kept for the commit */
     w->n = 0;
 }
 
@@ -658,7 +658,7 @@ static void write_section(writer *w, int sec, const void *pts, size_t n)
 {
     if (SECTIONS[sec].vec)
         put_be32(w_reserve(w, 4), (uint32_t)n);
-    for (size_t i = 0; i < n && !w->out.errnum; i++) {
+    for (size_t i = 0; i < n && !w->out->errnum; i++) {
         if (SECTIONS[sec].g2)
             cuzk_g2_serialize(w_reserve(w, G2_BYTES), (const cuzk_g2_affine *)pts + i);
         else
@@ -667,9 +667,13 @@ static void write_section(writer *w, int sec, const void *pts, size_t n)
 }
 
 /* Validates, then writes the vk part and (when p is a full key) the vectors. */
-static int write_file(const char *path, const char *kind, const cuzk_groth16_vk *vk,
-                      const cuzk_groth16_params *p, char *err, size_t errlen)
+/* Validates, then writes the vk part and (when p is a full key) the vectors into the open outfile o; a
+ * failed write is left in o for its commit to report. */
+static int write_to(cuzk_outfile *o, const char *kind, const cuzk_groth16_vk *vk,
+                    const cuzk_groth16_params *p, char *err, size_t errlen)
 {
+    if (!o || !o->tmp)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "%s write: no output file open", kind);
     const void *pts[NSEC] = {&vk->alpha_g1, &vk->beta_g1,  &vk->beta_g2, &vk->gamma_g2,
                              &vk->delta_g1, &vk->delta_g2, vk->ic};
     size_t n[NSEC] = {1, 1, 1, 1, 1, 1, vk->n_ic};
@@ -690,21 +694,31 @@ static int write_file(const char *path, const char *kind, const cuzk_groth16_vk 
         if (rc)
             return rc;
     }
-
     writer *w = malloc(sizeof *w);
     if (!w)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "%s write: out of memory", kind);
+    w->out = o;
+    w->n = 0;
+    for (int s = 0; s < nsec; s++)
+        write_section(w, s, pts[s], n[s]);
+    w_flush(w);
+    free(w);
+    return CUZK_OK;
+}
+
+/* write_to through an outfile of its own: the old file stays unless the whole new one is written. */
+static int write_file(const char *path, const char *kind, const cuzk_groth16_vk *vk,
+                      const cuzk_groth16_params *p, char *err, size_t errlen)
+{
     char who[32];
     snprintf(who, sizeof who, "%s write", kind);
-    int rc = cuzk_outfile_open(&w->out, path, 0, who, err, errlen);
-    if (rc == CUZK_OK) {
-        w->n = 0;
-        for (int s = 0; s < nsec; s++)
-            write_section(w, s, pts[s], n[s]);
-        w_flush(w);
-        rc = cuzk_outfile_commit(&w->out, who, err, errlen);
-    }
-    free(w);
+    cuzk_outfile o;
+    int rc = cuzk_outfile_open(&o, path, 0, who, err, errlen);
+    if (rc == CUZK_OK)
+        rc = write_to(&o, kind, vk, p, err, errlen);
+    if (rc == CUZK_OK)
+        return cuzk_outfile_commit(&o, who, err, errlen);
+    cuzk_outfile_abort(&o);
     return rc;
 }
 
@@ -716,4 +730,14 @@ int cuzk_params_write(const char *path, const cuzk_groth16_params *params, char 
 int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t errlen)
 {
     return write_file(path, "vk", vk, NULL, err, errlen);
+}
+
+int cuzk_params_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen)
+{
+    return write_to(out, "params", &params->vk, params, err, errlen);
+}
+
+int cuzk_vk_write_to(cuzk_outfile *out, const cuzk_groth16_vk *vk, char *err, size_t errlen)
+{
+    return write_to(out, "vk", vk, NULL, err, errlen);
 }

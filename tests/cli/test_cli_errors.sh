@@ -127,6 +127,18 @@ check_files() {
     run "$CUZK" setup "$BITS/circuit.r1cs" "$o/key.params" "$TMP/no/such/dir/key.vk"
     expect_error "setup: .vk in a missing directory"
     expect_empty_dir "$o" "setup: ... and the .params is not written either"
+    # A setup whose key cannot be written (a 1 KiB file-size limit: EFBIG, SIGXFSZ ignored) leaves the old
+    # .params and .vk as they were and no temporary file.
+    printf 'old params' >"$o/key.params"
+    printf 'old vk' >"$o/key.vk"
+    run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" setup "$@"' "$CUZK" "$BITS/circuit.r1cs" "$o/key.params" \
+        "$o/key.vk"
+    expect 1 "setup: a key that cannot be written: exit 1"
+    expect_err 'cannot write .*key\.(params|vk): writing .*\.tmp\.[0-9]+: File too large' "setup: ... says which file and why"
+    [ "$(cat "$o/key.params")" = "old params" ] && [ "$(cat "$o/key.vk")" = "old vk" ] &&
+        [ "$(ls -A "$o" | wc -l)" = 2 ] && pass "setup: ... the old .params and .vk stand, nothing else" ||
+        fail "setup: ... outputs after the failure: $(ls -A "$o" | tr '\n' ' ')"
+    rm -f "$o/key.params" "$o/key.vk"
 
     # A failed prove leaves existing outputs as they were.
     printf 'old proof' >"$o/proof.json"

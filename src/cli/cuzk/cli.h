@@ -154,8 +154,5 @@ int cli_out_write(cli_out *o, const void *buf, size_t len);
 int cli_out_commit(cli_out *o);
 /* Closes and removes the temporary file if it is still there; always safe. */
 void cli_out_abort(cli_out *o);
-/* Checks that path could be written (creates and removes its temporary file): for outputs that a
- * library function writes atomically by itself. Prints the reason and returns -1 otherwise. */
-int cli_output_probe(const char *path);
 
 #endif

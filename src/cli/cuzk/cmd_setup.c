@@ -10,17 +10,15 @@
  * runs. The circuit is converted with cuzk_cs_from_snarkjs (wire 0 = ONE,
  * then the public outputs and inputs as bellperson inputs, the rest as aux).
  *
- * The outputs are probed (their temporary file created and removed) before
- * the setup starts, so a bad destination fails at once; the writers replace
- * each file atomically. If the .vk cannot be written after the .params was,
- * the new .params is removed again: the command produces both or neither.
- * A .zkey is streamed into its temporary file as the setup computes it
- * (cli_out: created before the work, removed on failure or a signal, renamed
- * over the output only when the whole key is written).
+ * Every output's temporary file (cli_out: removed on failure or a signal) is
+ * created before the setup starts, so a bad destination fails at once. The
+ * .params and .vk are written into theirs when the key is made and renamed
+ * into place together, the .vk first: a failure leaves the old files as they
+ * were. A .zkey is streamed into its temporary file as the setup computes it
+ * and renamed over the output only when the whole key is written.
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cuzk/cs.h"
@@ -66,21 +64,22 @@ static int make_key(cuzk_groth16_params *pk, const cuzk_cs *cs, cuzk_pool *pool,
     return 0;
 }
 
-static int write_keys(const cuzk_groth16_params *pk, const cli_args *a)
+/* Writes the .params (and .vk) into their open outputs, then commits them: .vk first, so that a failure
+ * leaves the .params as it was. */
+static int write_keys(const cuzk_groth16_params *pk, cli_out *params_out, cli_out *vk_out, const cli_args *a)
 {
     char err[CLI_ERRLEN] = "";
     const char *params_path = a->pos[1], *vk_path = a->n_pos > 2 ? a->pos[2] : NULL;
     cli_note(a, "writing %s%s%s", params_path, vk_path ? " and " : "", vk_path ? vk_path : "");
-    int rc = cuzk_params_write(params_path, pk, err, sizeof err);
+    int rc = cuzk_params_write_to(params_out, pk, err, sizeof err);
+    if (rc == CUZK_OK && vk_path)
+        rc = cuzk_vk_write_to(vk_out, &pk->vk, err, sizeof err);
     if (rc != CUZK_OK) {
-        cli_error_lib(params_path, rc, err);
+        cli_error_lib(NULL, rc, err);
         return -1;
     }
-    if (vk_path && (rc = cuzk_vk_write(vk_path, &pk->vk, err, sizeof err)) != CUZK_OK) {
-        cli_error_lib(vk_path, rc, err);
-        unlink(params_path);
+    if ((vk_path && cli_out_commit(vk_out) != 0) || cli_out_commit(params_out) != 0)
         return -1;
-    }
     return 0;
 }
 
@@ -168,9 +167,12 @@ static int run_setup(const cli_args *a)
         cli_error("setup: the .params and .vk outputs must be different files");
         return CLI_USAGE;
     }
-    if (cli_input_ok(a->pos[0]) || cli_output_probe(a->pos[1]) ||
-        (a->n_pos > 2 && cli_output_probe(a->pos[2])))
+    cli_out params_out = {0}, vk_out = {0};
+    if (cli_input_ok(a->pos[0]) || cli_out_open(&params_out, a->pos[1]) ||
+        (a->n_pos > 2 && cli_out_open(&vk_out, a->pos[2]))) {
+        cli_out_abort(&params_out);
         return CLI_FAIL;
+    }
     cli_timer t;
     cli_timer_start(&t);
     cuzk_cs cs;
@@ -185,12 +187,14 @@ static int run_setup(const cli_args *a)
     if (make_key(&pk, &cs, pool, a) != 0)
         goto done;
     cli_timer_lap(&t, "setup");
-    if (write_keys(&pk, a) != 0)
+    if (write_keys(&pk, &params_out, &vk_out, a) != 0)
         goto done;
     cli_timer_lap(&t, "write");
     cli_timer_report(&t, a, cuzk_pool_size(pool));
     status = CLI_OK;
 done:
+    cli_out_abort(&params_out);
+    cli_out_abort(&vk_out);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     cuzk_pool_free(pool);

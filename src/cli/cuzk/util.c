@@ -246,12 +246,3 @@ void cli_out_abort(cli_out *o)
 {
     cuzk_outfile_abort(o);
 }
-
-int cli_output_probe(const char *path)
-{
-    cli_out o;
-    if (cli_out_open(&o, path) != 0)
-        return -1;
-    cli_out_abort(&o);
-    return 0;
-}
