@@ -25,9 +25,7 @@
 struct cuzk_timeline {
     pthread_mutex_t mu;
     struct timespec epoch;
-    cuzk_outfile out; /* when writing a file */
-    FILE *f;          /* its stream */
-    int write_errno; /* first failure, 0 if none */
+    cuzk_outfile out; /* when writing a file: its stream out.f, its first write failure out.errnum */
     cuzk_timeline_sink sink;
     void *sink_ctx;
     char *buf; /* stdio buffer */
@@ -91,8 +89,7 @@ int cuzk_timeline_new(cuzk_timeline **out, const char *path, cuzk_timeline_sink 
             tl_free(tl);
             return rc;
         }
-        tl->f = tl->out.f;
-        setvbuf(tl->f, tl->buf, _IOFBF, TL_BUFSIZE);
+        setvbuf(tl->out.f, tl->buf, _IOFBF, TL_BUFSIZE);
     }
     *out = tl;
     return CUZK_OK;
@@ -121,12 +118,12 @@ void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t 
     int64_t t = since(&tl->epoch);
     if (t < 0)
         t = 0;
-    if (tl->f && !tl->write_errno &&
-        fprintf(tl->f,
+    if (tl->out.f && !tl->out.errnum &&
+        fprintf(tl->out.f,
                 "{\"t_us\":%lld,\"ev\":\"%s\",\"job\":%llu,\"part\":%d,\"lane\":\"%s\",\"dev\":%d,"
                 "\"stage\":\"%s\"}\n",
                 (long long)t, EV_NAMES[ev], (unsigned long long)job, (int)part, l, (int)dev, s) < 0)
-        tl->write_errno = errno ? errno : EIO;
+        tl->out.errnum = errno ? errno : EIO; /* reported by the close */
     if (tl->sink) {
         cuzk_timeline_event e = {
             .t_us = t, .ev = ev, .job = job, .part = part, .lane = l, .dev = dev, .stage = s};
@@ -140,19 +137,15 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
     if (!tl)
         return CUZK_OK;
     int rc = CUZK_OK;
-    if (tl->f) {
-        if (tl->write_errno && !tl->out.errnum)
-            tl->out.errnum = tl->write_errno;
-        tl->f = NULL;
+    if (tl->out.f)
         rc = cuzk_outfile_commit(&tl->out, "timeline", err, errlen);
-    }
     tl_free(tl);
     return rc;
 }
 
 char *cuzk_timeline_temp_path(cuzk_timeline *tl)
 {
-    return tl && tl->f ? tl->out.tmp : NULL;
+    return tl && tl->out.f ? tl->out.tmp : NULL;
 }
 
 void cuzk_timeline_discard(cuzk_timeline *tl)
