@@ -75,13 +75,10 @@ extern const char *const bench_workload_names[];
 int bench_workload_new(bench_workload *w, const bench_opts *o, char *err, size_t errlen);
 void bench_workload_free(bench_workload *w);
 
-/* An output file that appears at its path only when complete (cuzk/outfile.h, its temporary file removed
- * by a fatal signal), written through the stream f; renamed into place by bench_out_commit, or removed by
- * bench_out_abort. */
-typedef struct {
-    FILE *f;
-    cuzk_outfile file;
-} bench_out;
+/* An output file that appears at its path only when complete: the library's cuzk_outfile
+ * (cuzk/outfile.h), its temporary file removed by a fatal signal, written through its stream f; renamed
+ * into place by bench_out_commit, or removed by bench_out_abort. */
+typedef cuzk_outfile bench_out;
 
 /* Creates the temporary file; BENCH_OK, or BENCH_FAIL with the reason on stderr. */
 int bench_out_open(bench_out *out, const char *path);

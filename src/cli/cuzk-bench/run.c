@@ -69,13 +69,11 @@ int bench_out_open(bench_out *out, const char *path)
 {
     char who[512], err[1024];
     snprintf(who, sizeof who, "cannot write %s", path ? path : "");
-    memset(out, 0, sizeof *out);
-    if (cuzk_outfile_open(&out->file, path, CUZK_OUTFILE_TRACK | CUZK_OUTFILE_STREAM, who, err, sizeof err) !=
+    if (cuzk_outfile_open(out, path, CUZK_OUTFILE_TRACK | CUZK_OUTFILE_STREAM, who, err, sizeof err) !=
         CUZK_OK) {
         bench_error("%s", err);
         return BENCH_FAIL;
     }
-    out->f = out->file.f;
     return BENCH_OK;
 }
 
@@ -84,9 +82,8 @@ int bench_out_commit(bench_out *out)
     if (!out->f)
         return BENCH_FAIL;
     char who[512], err[1024];
-    snprintf(who, sizeof who, "cannot write %s", out->file.path);
-    out->f = NULL;
-    if (cuzk_outfile_commit(&out->file, who, err, sizeof err) != CUZK_OK) {
+    snprintf(who, sizeof who, "cannot write %s", out->path);
+    if (cuzk_outfile_commit(out, who, err, sizeof err) != CUZK_OK) {
         bench_error("%s", err);
         return BENCH_FAIL;
     }
@@ -95,8 +92,7 @@ int bench_out_commit(bench_out *out)
 
 void bench_out_abort(bench_out *out)
 {
-    out->f = NULL;
-    cuzk_outfile_abort(&out->file);
+    cuzk_outfile_abort(out);
 }
 
 /* ---- events, as the sink records them (called under the writer's mutex) ---------------------- */
