@@ -35,14 +35,17 @@
 # holds the four test programs and CUZK_GPU_NOBUILD=1, nothing is rebuilt (a
 # build made elsewhere with -gencode arch=compute_90,code=sm_90 can be carried
 # in; building every program on the device takes ≈ 8 minutes of its 16 cores,
-# so carrying one is the cheaper way). Logs go to $OUT (the device tool's return folder) or build-gpu/out; the
-# summary table is printed last. Exit status: 0 only if every step passed.
+# so carrying one is the cheaper way). Logs go to $OUT (the device tool's return
+# folder: packed into $OUT/gpu-check-logs.tgz at the end) or
+# build-gpu/out; the summary table is printed last. Exit status: 0 only if
+# every step passed.
 set -uo pipefail
 
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(ec ntt msm prove engine setup cli bench-ntt bench-msm bench-prove bench-setup bench-engine)
 bdir=${CUZK_GPU_BUILD:-build-gpu}
-out=${OUT:-$PWD/$bdir/out}
+out=${OUT:+$OUT/gpu-check}
+out=${out:-$PWD/$bdir/out}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
@@ -175,4 +178,9 @@ for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup ben
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"
+# The device tool returns at most 8 files from $OUT: there, the logs travel as one archive.
+if [ -n "${OUT:-}" ]; then
+    tar -czf "$OUT/gpu-check-logs.tgz" -C "$OUT" gpu-check && rm -rf "$out" ||
+        echo "gpu-check: the logs stay unpacked in $out"
+fi
 exit $status
