@@ -30,6 +30,7 @@
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
 #define MSM_TREE_MIN ((size_t)1 << 25)    /* G1 windows of this many entries take the batch-affine tree */
 #define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
+#define MSM_C16_MIN (((size_t)1 << 18) - 1) /* tails of this many entries take c = 16 (below MSM_TREE_MIN) */
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
 
@@ -61,23 +62,23 @@ static inline unsigned msm_windows(unsigned c)
 }
 
 /* Window width for a tail of n scalars, set by `test_gpu_msm bench-c` on the H200 (docs/design/014, seventh
- * session): log2(n) - 4 (about 16 entries per bucket and window) up to c = 16, which stays best or level
- * with every wider c from 2^20 to 2^24 (2^20: 18.2 ms against 28.3 at the former log2(n) - 7; 2^22 - 1:
- * 50.4 against 63.4); then MSM_MAX_C from 2^25, where each wider c was faster (2^25: 284 ms at c = 20,
- * 301 at 18; 2^27 - 1: 834 at 20, 922 at 19). */
+ * and eighth sessions). From MSM_C16_MIN entries up to MSM_TREE_MIN, c = 16 was the fastest or level
+ * with every other c at each size measured: 2^18 - 1 (12.1 ms against 15.0 at c = 13), 2^19 (12.7
+ * against 15.7 at 15), 2^20 - 1 (18.5 against 22.3 at 15), 2^20, 2^22 - 1 (50.4 against 63.4 at 14) and
+ * 2^24 (level); the reduction of a window costs about 3-4 ms at every c up to 16, so the narrower
+ * windows' extra accumulation passes are never paid back there. From MSM_TREE_MIN, c = MSM_MAX_C (2^25:
+ * 284 ms at 20, 301 at 18; 2^27 - 1: 834 at 20, 922 at 19). Below MSM_C16_MIN, log2(n) - 4 (about 16
+ * entries per bucket and window), not measured yet. */
 static inline unsigned msm_pick_window(size_t n)
 {
-    unsigned lg = 0;
-    while (lg < 40 && ((size_t)1 << (lg + 1)) <= n)
-        lg++;
     if (n >= MSM_TREE_MIN) /* one threshold for the widest window and the G1 tree */
         return MSM_MAX_C;
-    int c = (int)lg - 4;
-    if (c < 4)
-        c = 4;
-    if (c > 16)
-        c = 16;
-    return (unsigned)c;
+    if (n >= MSM_C16_MIN)
+        return 16;
+    unsigned lg = 0;
+    while (((size_t)1 << (lg + 1)) <= n)
+        lg++;
+    return lg < 8 ? 4 : lg - 4;
 }
 
 /* Work-item length for a tail of n entries and B buckets per window. */

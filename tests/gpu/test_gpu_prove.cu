@@ -517,7 +517,7 @@ static int bench_rows(circuit &c, const cuzk_gpu_cs *gcs, int runs, const char *
     float v[N][5];
     char err[256] = "";
     cuzk_groth16_proof p;
-    cuzk_prove_opts opts = {0};
+    cuzk_prove_opts opts = {};
     int rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, NULL, NULL, &opts, g_pool, err,
                                     sizeof err);
     for (int i = 0; i < runs && rc == CUZK_OK; i++) {
