@@ -30,7 +30,7 @@
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
 #define MSM_TREE_MIN ((size_t)1 << 25)    /* G1 windows of this many entries take the batch-affine tree */
 #define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
-#define MSM_C16_MIN (((size_t)1 << 18) - 1) /* tails of this many entries take c = 16 (below MSM_TREE_MIN) */
+#define MSM_C16_MIN (((size_t)1 << 18) - 1) /* from here to MSM_TREE_MIN entries, c = 16 */
 
 enum { CLS_ZERO = 0, CLS_ONE = 1, CLS_TAIL = 2 };
 
