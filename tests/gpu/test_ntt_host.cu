@@ -1,0 +1,144 @@
+/*
+ * test_ntt_host.cu — the GPU NTT's kernel schedule run on the host, against
+ * the CPU NTT. No device is used: the pass kernels' phase functions are
+ * __host__ __device__, so a loop over (thread block, phase, thread) runs the
+ * device schedule exactly (barriers between phases). Each pass runs its
+ * threads in forward order for one transform and in reverse order for the
+ * next, so a phase whose threads read what other threads of the same phase
+ * write gives different results in the two orders: a cheap race detector.
+ *
+ *   test_ntt_host [LG_MAX]   every mode at 2^1..2^LG_MAX (default 14), both
+ *                            conventions, fresh random inputs
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/ntt.cu"
+
+#include "cuzk/ntt.h"
+extern "C" {
+#include "testutil.h"
+}
+
+/* The stages between one load and its store, as k_pass runs them: every stage for every thread, barrier
+ * by barrier (DIT runs the stages backwards). */
+static void pass_stages_host(const pass_args *a, unsigned tile, bool dit, bool rev, uint4 *sm)
+{
+    for (unsigned i = 0; i < a->r; i++)
+        for (unsigned k = 0; k < NTT_THREADS; k++) {
+            unsigned tid = rev ? NTT_THREADS - 1 - k : k;
+            if (dit)
+                pass_stage<true>(a, tile, a->r - 1 - i, tid, sm);
+            else
+                pass_stage<false>(a, tile, i, tid, sm);
+        }
+}
+
+/* One pass of the job on the host: thread order reversed when rev. */
+static void host_pass(const pass_args *a, unsigned grid, unsigned smem_bytes, bool dit, bool rev, uint4 *sm)
+{
+    memset(sm, 0xa5, smem_bytes);
+    for (unsigned tile = 0; tile < grid; tile++) {
+#define EACH_THREAD(stmt)                                                                                    \
+    for (unsigned k = 0; k < NTT_THREADS; k++) {                                                             \
+        unsigned tid = rev ? NTT_THREADS - 1 - k : k;                                                        \
+        stmt;                                                                                                \
+    }
+        EACH_THREAD(pass_fill(a, tile, tid, sm));
+        unsigned nb = 1u << a->lgnb;
+        for (unsigned it = 0; it < nb; it++) {
+            EACH_THREAD(pass_load(a, tile, it, tid, sm));
+            pass_stages_host(a, tile, dit, rev, sm);
+            EACH_THREAD(pass_store(a, tile, it, tid, sm));
+        }
+#undef EACH_THREAD
+    }
+}
+
+static void host_bitrev(fr_t *x, unsigned lg)
+{
+    for (size_t p = 0; p < ((size_t)1 << lg); p++) {
+        size_t q = rev_bits((unsigned)p, lg);
+        if (q > p) {
+            fr_t t = x[p];
+            x[p] = x[q];
+            x[q] = t;
+        }
+    }
+}
+
+/* The whole transform on the host, through ntt_prepare and the kernels' phase functions. */
+static int host_ntt(fr_t *x, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
+                    const cuzk_ntt_domain *dom, bool rev)
+{
+    char err[256];
+    ntt_job job;
+    if (ntt_prepare(&job, lg, dir, order, coset, dom, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    fr_t *scratch = (fr_t *)calloc(job.scratch_elems, sizeof(fr_t));
+    uint4 *sm = (uint4 *)malloc((4u << NTT_LG_TILE) * 16);
+    if (!scratch || !sm) {
+        free(scratch);
+        free(sm);
+        return -1;
+    }
+    ntt_bind(&job, x, scratch);
+    for (unsigned i = 0; i < job.tab_threads; i++)
+        tables_entry(&job.tab, i);
+    for (unsigned i = 0; i < job.npass; i++)
+        host_pass(&job.pass[i], job.grid[i], job.smem[i], job.dit, rev, sm);
+    if (job.bitrev)
+        host_bitrev(x, lg);
+    free(scratch);
+    free(sm);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned lg_max = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
+    if (lg_max < 1 || lg_max > 22) {
+        fprintf(stderr, "usage: test_ntt_host [LG_MAX 1..22]\n");
+        return 2;
+    }
+    test_rng_init("test_ntt_host");
+    const cuzk_ntt_order orders[] = {CUZK_NTT_NN, CUZK_NTT_NR, CUZK_NTT_RN};
+    const cuzk_ntt_convention convs[] = {CUZK_NTT_BELLPERSON, CUZK_NTT_SNARKJS};
+    unsigned runs = 0;
+    for (unsigned lg = 1; lg <= lg_max; lg++) {
+        size_t n = (size_t)1 << lg;
+        cuzk_fr *want = (cuzk_fr *)malloc(n * sizeof *want), *got = (cuzk_fr *)malloc(n * sizeof *got);
+        CHECK(want && got, "out of memory at 2^%u", lg);
+        for (unsigned cv = 0; cv < 2 && want && got; cv++) {
+            char err[256];
+            cuzk_ntt_domain d;
+            CHECK(cuzk_ntt_domain_init(&d, lg, convs[cv], err, sizeof err) == CUZK_OK, "domain 2^%u: %s", lg,
+                  err);
+            for (int dir = 0; dir < 2; dir++)
+                for (int o = 0; o < 3; o++)
+                    for (int coset = 0; coset < 2; coset++) {
+                        for (size_t i = 0; i < n; i++)
+                            test_rand_fr(&want[i]);
+                        memcpy(got, want, n * sizeof *got);
+                        cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
+                        int rc = cuzk_ntt(&d, want, dr, orders[o], coset, NULL, err, sizeof err);
+                        CHECK(rc == CUZK_OK, "cpu ntt 2^%u: %s", lg, err);
+                        bool rev = (runs++ & 1) != 0;
+                        rc = host_ntt((fr_t *)got, lg, dr, orders[o], coset, &d, rev);
+                        CHECK(rc == 0, "host schedule 2^%u failed", lg);
+                        size_t bad = 0;
+                        for (size_t i = 0; i < n; i++)
+                            bad += memcmp(&want[i], &got[i], sizeof got[i]) != 0;
+                        CHECK(bad == 0, "2^%u conv %u dir %d order %d coset %d threads %s: %zu of %zu differ",
+                              lg, cv, dir, o, coset, rev ? "reversed" : "forward", bad, n);
+                    }
+            cuzk_ntt_domain_release(&d);
+        }
+        free(want);
+        free(got);
+    }
+    return test_finish("test_ntt_host");
+}
