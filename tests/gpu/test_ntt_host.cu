@@ -2,7 +2,8 @@
  * test_ntt_host.cu — the GPU NTT's kernel schedule run on the host, against
  * the CPU NTT. No device is used: the pass kernels' phase functions are
  * __host__ __device__, so a loop over (thread block, phase, thread) runs the
- * device schedule exactly (barriers between phases). Each pass runs its
+ * device schedule exactly (barriers between phases); the bit reversal of NN
+ * transforms likewise. Each pass runs its
  * threads in forward order for one transform and in reverse order for the
  * next, so a phase whose threads read what other threads of the same phase
  * write gives different results in the two orders: a cheap race detector.
@@ -56,15 +57,26 @@ static void host_pass(const pass_args *a, unsigned grid, unsigned smem_bytes, bo
     }
 }
 
-static void host_bitrev(fr_t *x, unsigned lg)
+/* The bit-reversal kernels on the host: k_bitrev's tile pairs, or k_bitrev_small's one block below 2^8. */
+static void host_bitrev(fr_t *x, unsigned lg, bool rev)
 {
-    for (size_t p = 0; p < ((size_t)1 << lg); p++) {
-        size_t q = rev_bits((unsigned)p, lg);
-        if (q > p) {
-            fr_t t = x[p];
-            x[p] = x[q];
-            x[q] = t;
-        }
+    uint4 sm[4 * NTT_BR * NTT_BR_PAD];
+    bitrev_args ba = {x, lg};
+    unsigned nt = NTT_BR * NTT_BR;
+    if (lg < 2 * NTT_LG_BR) {
+        for (unsigned k = 0; k < nt; k++)
+            bitrev_small_load(&ba, rev ? nt - 1 - k : k, sm);
+        for (unsigned k = 0; k < nt; k++)
+            bitrev_small_store(&ba, rev ? nt - 1 - k : k, sm);
+        return;
+    }
+    for (unsigned c = 0; c < (1u << (lg - 2 * NTT_LG_BR)); c++) {
+        if (rev_bits(c, lg - 2 * NTT_LG_BR) < c)
+            continue;
+        for (unsigned k = 0; k < nt; k++)
+            bitrev_load(&ba, c, rev ? nt - 1 - k : k, sm);
+        for (unsigned k = 0; k < nt; k++)
+            bitrev_store(&ba, c, rev ? nt - 1 - k : k, sm);
     }
 }
 
@@ -91,7 +103,7 @@ static int host_ntt(fr_t *x, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order
     for (unsigned i = 0; i < job.npass; i++)
         host_pass(&job.pass[i], job.grid[i], job.smem[i], job.dit, rev, sm);
     if (job.bitrev)
-        host_bitrev(x, lg);
+        host_bitrev(x, lg, rev);
     free(scratch);
     free(sm);
     return 0;
