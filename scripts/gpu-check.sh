@@ -35,7 +35,7 @@
 # holds the four test programs and CUZK_GPU_NOBUILD=1, nothing is rebuilt (a
 # build made elsewhere with -gencode arch=compute_90,code=sm_90 can be carried
 # in; building every program on the device takes ≈ 8 minutes of its 16 cores,
-# so carrying one is the cheaper way). Logs go to $OUT (the device tool's return
+# so carrying one made by scripts/carry-build.sh is the cheaper way). Logs go to $OUT (the device tool's return
 # folder: packed into $OUT/gpu-check-logs.tgz at the end) or
 # build-gpu/out; the summary table is printed last. Exit status: 0 only if
 # every step passed.
