@@ -32,7 +32,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "carry-build: nvcc not found" >&2; exit 1; }
 
 cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="${CARRY_CUDA_FLAGS:-}" >/dev/null
-if [ $# -eq 0 ] && cmake --build "$bdir" --target help | grep -qw cuzkd_cli; then
+# (the target list is read whole: grep -q leaving a pipe early fails it under pipefail)
+if [ $# -eq 0 ] && grep -qw cuzkd_cli <<<"$(cmake --build "$bdir" --target help)"; then
     targets+=(cuzkd_cli)
 fi
 start=$(date +%s)

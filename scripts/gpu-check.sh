@@ -100,8 +100,9 @@ else
         cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release "${gmp_args[@]}" &&
             cmake --build "$bdir" -j"$(nproc)" --target cuzk_gpu cuzk_testutil
     } >"$out/build.log" 2>&1 || build_ok=0
+    # (the target list is read whole: grep -q leaving a pipe early fails it under pipefail)
     if [ $build_ok = 1 ] && [ $want_daemon = 1 ] &&
-        cmake --build "$bdir" --target help 2>/dev/null | grep -qw cuzkd_cli; then
+        grep -qw cuzkd_cli <<<"$(cmake --build "$bdir" --target help 2>/dev/null)"; then
         targets+=(cuzkd_cli)
     fi
     if [ $build_ok = 1 ]; then
