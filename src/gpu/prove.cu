@@ -4,13 +4,17 @@
  * The host prover (src/groth16/prove_bellperson.c) does the shape checks, the
  * evaluations a, b, c with the witness check, the A/B scalar gathering, the
  * assembly and the verification; this file supplies its heavy middle
- * (prove_accel): on the prover's stream, a, b and c are uploaded once, each
- * goes iNTT (natural → bit-reversed) then coset NTT (bit-reversed → natural),
- * one kernel forms (a·b − c)·Z^-1 in place of a, an inverse coset NTT gives
- * the H scalars without leaving the device, and the five MSMs run against the
+ * (prove_accel): on the prover's stream, a, b and c are uploaded once; a·b
+ * is interpolated on the domain, a and b are taken to the coset (iNTT
+ * natural → bit-reversed, then coset NTT bit-reversed → natural), their
+ * product is interpolated on the coset, and the H scalars, the quotient of
+ * A·B by Z, come from the two interpolations by one more kernel, without
+ * leaving the device (six transforms where the textbook pipeline, a·b − c on
+ * the coset, has seven: bellperson_main); then the five MSMs run against the
  * resident key: H over a[0 .. m−1), L over the aux values, A and B (G1, G2)
- * over the gathered scalars. These are the CPU prover's transforms and sums,
- * so the group elements, hence the proof bytes, are the same.
+ * over the gathered scalars. For a witness that satisfies the circuit (which
+ * is checked before a proof leaves) h is the CPU prover's, and the sums are
+ * the same, so the group elements, hence the proof bytes, are the same.
  *
  * With a resident circuit (cuzk_gpu_cs, eval.cu) the host does none of the
  * evaluation: z is uploaded once, a, b, c are evaluated on the device, the
@@ -338,6 +342,14 @@ __global__ void k_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__re
         return;
     fr_t x = fr_mul(fr_load(a + i), fr_load(b + i));
     fr_store(a + i, fr_mul(fr_sub(x, fr_load(c + i)), k));
+}
+
+/* a = (a − c)·k */
+__global__ void k_hcombine(fr_t *a, const fr_t *__restrict__ c, fr_t k, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        fr_store(a + i, fr_mul(fr_sub(fr_load(a + i), fr_load(c + i)), k));
 }
 
 static int to_coset(cuzk_fr *x, const cuzk_ntt_domain *d, cudaStream_t st, char *err, size_t errlen)
@@ -749,15 +761,28 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
     int rc = cuzk_ntt_domain_init(&d, in->lg, CUZK_NTT_BELLPERSON, err, errlen);
     if (rc)
         return rc;
-    if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen)) &&
-        !(rc = to_coset(p->c, &d, st, err, errlen))) {
+    /* h = (A·B − C)/Z with Z = X^n − 1. For a witness that satisfies the circuit, C = A·B mod Z, so h is
+     * the quotient of A·B by Z: with A·B = P + X^n·Q (deg A·B <= 2n − 2, so h = Q), A·B on the domain
+     * (a·b) interpolates to s = P + Q, and on the coset gH (where X^n = g^n) to d = P + g^n·Q; hence
+     * h = (d − s)/(g^n − 1) = (d − s)·z_inv. Six transforms instead of the seven of the textbook pipeline
+     * (which also takes C to the coset): c is left out, having served the satisfaction check (device
+     * evaluation; the engine's host evaluation checks before the device phase). */
+    unsigned grid = (unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS);
+    k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->c, m);
+    cudaError_t e = cudaGetLastError();
+    rc = e == cudaSuccess ? cuzk_gpu_ntt(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, st, err, errlen)
+                          : cuda_fail(err, errlen, "k_product launch", e);
+    if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
+        k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->a, m);
+        e = cudaGetLastError();
+        rc = e == cudaSuccess ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
+                              : cuda_fail(err, errlen, "k_product launch", e);
+    }
+    if (!rc) {
         fr_t zinv;
         memcpy(&zinv, &d.z_inv, sizeof zinv);
-        k_quotient<<<(unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS), PROVE_THREADS, 0, st>>>(
-            (fr_t *)p->a, (const fr_t *)p->b, (const fr_t *)p->c, zinv, m);
-        cudaError_t e = cudaGetLastError();
-        rc = e == cudaSuccess ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
-                              : cuda_fail(err, errlen, "k_quotient launch", e);
+        k_hcombine<<<grid, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->c, zinv, m);
+        CU(cudaGetLastError(), "k_hcombine launch");
     }
     cuzk_ntt_domain_release(&d);
     if (rc)
