@@ -782,7 +782,8 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
         fr_t zinv;
         memcpy(&zinv, &d.z_inv, sizeof zinv);
         k_hcombine<<<grid, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->c, zinv, m);
-        CU(cudaGetLastError(), "k_hcombine launch");
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            rc = cuda_fail(err, errlen, "k_hcombine launch", e);
     }
     cuzk_ntt_domain_release(&d);
     if (rc)
