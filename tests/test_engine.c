@@ -239,7 +239,15 @@ typedef struct {
     cuzk_engine *eng;
     uint32_t probe_nparts;
     uint64_t used_in_device, used_in_post;
+    bool span; /* after the CPU prove, record "inner" over the middle of its time (cuzk_engine_stage_span) */
 } tb_ctx;
+
+static int64_t tb_mono_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 
 static uint64_t tb_used(tb_ctx *t, const cuzk_engine_part *p)
 {
@@ -309,8 +317,13 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
         gate_pass(t->gate);
     if (p->n_parts == t->fail_nparts && (int)p->part == t->fail_part)
         rc = cuzk_fail(err, errlen, CUZK_EIO, "tb: injected device failure");
-    else
+    else {
+        int64_t t0 = tb_mono_us();
         rc = t->cpu->device(NULL, state, p, err, errlen);
+        int64_t t1 = tb_mono_us(), q = (t1 - t0) / 4; /* the middle half: inside the backend's "prove" */
+        if (t->span)
+            cuzk_engine_stage_span(p, "inner", t0 + q, t1 - q);
+    }
     if (tb_used(t, p))
         t->used_in_device = tb_used(t, p);
     if (t->sleep_us)
@@ -1193,6 +1206,79 @@ static void count_sink(void *ctx, const cuzk_timeline_event *ev)
     sink_count++; /* called under the writer's mutex */
 }
 
+/* A device-timed stage (cuzk_engine_stage_span) is recorded as a KERNEL pair of its own, on the worker's
+ * lane, inside the partition's "prove" stage. */
+typedef struct {
+    int n_inner, n_prove, bad;
+    int64_t prove_start[8][4], prove_end[8][4], inner_start[8][4];
+} span_sink_ctx;
+
+static void span_sink(void *ctx, const cuzk_timeline_event *ev)
+{
+    span_sink_ctx *c = ctx;
+    if (ev->ev != CUZK_TL_KERNEL_START && ev->ev != CUZK_TL_KERNEL_END)
+        return;
+    if (ev->job >= 8 || ev->part < 0 || ev->part >= 4 || strncmp(ev->lane, "gpu", 3)) {
+        c->bad++;
+        return;
+    }
+    bool start = ev->ev == CUZK_TL_KERNEL_START;
+    if (!strcmp(ev->stage, "prove")) {
+        if (start)
+            c->prove_start[ev->job][ev->part] = ev->t_us;
+        else {
+            c->prove_end[ev->job][ev->part] = ev->t_us;
+            c->n_prove++;
+        }
+    } else if (!strcmp(ev->stage, "inner")) {
+        if (start)
+            c->inner_start[ev->job][ev->part] = ev->t_us;
+        else {
+            /* the pair arrives after prove's END, and lies inside prove */
+            int64_t s = c->inner_start[ev->job][ev->part];
+            if (!c->prove_end[ev->job][ev->part] || s < c->prove_start[ev->job][ev->part] || ev->t_us < s ||
+                ev->t_us > c->prove_end[ev->job][ev->part])
+                c->bad++;
+            c->n_inner++;
+        }
+    } else
+        c->bad++;
+}
+
+static void test_stage_span(void)
+{
+    const char *what = "stage span";
+    cuzk_timeline *tl = NULL;
+    char err[256] = "";
+    span_sink_ctx sc;
+    memset(&sc, 0, sizeof sc);
+    CHECK(cuzk_timeline_new(&tl, NULL, span_sink, &sc, err, sizeof err) == CUZK_OK, "%s: new: %s", what, err);
+    if (!tl)
+        return;
+    cuzk_engine_config c = small_config();
+    c.timeline = tl;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    tb.span = true;
+    c.backend = &be;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (e) {
+        synth_ctx s1, s2;
+        synth_ctx_init(&s1, 1);
+        synth_ctx_init(&s2, 2);
+        uint64_t a = submit(e, k, 3, CUZK_PRIO_NORMAL, &s1, what);
+        uint64_t b = submit(e, k, 2, CUZK_PRIO_NORMAL, &s2, what);
+        await_ok(e, a, 3, false, what);
+        await_ok(e, b, 2, false, what);
+        drained(e, k, what);
+        cuzk_engine_free(e);
+    }
+    CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: close: %s", what, err);
+    CHECK(sc.n_prove == 5 && sc.n_inner == 5 && sc.bad == 0, "%s: %d prove, %d inner stages, %d misplaced",
+          what, sc.n_prove, sc.n_inner, sc.bad);
+}
+
 static void test_timeline(void)
 {
     const char *what = "timeline";
@@ -1456,6 +1542,7 @@ int main(void)
     test_admission();
     test_devices();
     test_timeline();
+    test_stage_span();
     test_soak();
     cuzk_groth16_params_free(&PK);
     cuzk_cs_free(&CS);

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/timeline.h"
 #include "cuzk/timeline_report.h"
 #include "testutil.h"
 
@@ -1616,6 +1617,92 @@ static void test_large(void)
     free_run(&r);
 }
 
+static int64_t mono_now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* Stages a device timed itself, written after the fact with cuzk_timeline_emit_at (as the GPU backend
+ * records its prover's stages inside "prove"): the lines land out of time order, the reader pairs them
+ * by stage, their durations are the given ones, and nested stages add nothing to the kernel union. */
+static void test_emit_at_nested(void)
+{
+    char path[sizeof tmpdir + 32];
+    snprintf(path, sizeof path, "%s/nested.jsonl", tmpdir);
+    cuzk_timeline *tl = NULL;
+    char err[256] = "";
+    int64_t m0 = mono_now_us();
+    int rc = cuzk_timeline_new(&tl, path, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "nested: new: %s", err);
+    if (rc)
+        return;
+    int64_t b = mono_now_us() + 1000000; /* a second ahead of the writer's epoch */
+    static const struct {
+        int part;
+        const char *stage;
+        int64_t s, e;
+    } spans[] = {{0, "prove", 1000, 9000},  {0, "h", 2000, 5000},       {0, "msm_h", 5000, 8000},
+                 {0, "msm_b2", 2500, 6000}, {1, "prove", 10000, 12000}, {1, "h", 10500, 11000}};
+    for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++) {
+        cuzk_timeline_emit_at(tl, b + spans[i].s, CUZK_TL_KERNEL_START, 1, spans[i].part, "gpu0.0", 0,
+                              spans[i].stage);
+        cuzk_timeline_emit_at(tl, b + spans[i].e, CUZK_TL_KERNEL_END, 1, spans[i].part, "gpu0.0", 0,
+                              spans[i].stage);
+    }
+    cuzk_timeline_emit_at(tl, m0 - 5000000, CUZK_TL_SYNTH_START, 1, 0, "synth.0", -1,
+                          ""); /* before the epoch */
+    cuzk_timeline_emit_at(tl, b, CUZK_TL_SYNTH_END, 1, 0, "synth.0", -1, "");
+    rc = cuzk_timeline_close(tl, err, sizeof err);
+    CHECK(rc == CUZK_OK, "nested: close: %s", err);
+    size_t len = 0;
+    char *text = test_read_file(path, &len);
+    CHECK(text != NULL, "nested: file written");
+    if (!text)
+        return;
+    cuzk_tlr_log *log = NULL;
+    cuzk_tlr_stats *st = NULL;
+    rc = cuzk_tlr_parse(text, len, &log, err, sizeof err);
+    CHECK(rc == CUZK_OK, "nested: parse: %s", err);
+    if (rc == CUZK_OK)
+        rc = cuzk_tlr_analyze(log, &st, err, sizeof err);
+    CHECK(rc == CUZK_OK && st->n_devices == 1, "nested: analyze, one device");
+    if (rc == CUZK_OK && st->n_devices == 1) {
+        const cuzk_tlr_device *d = &st->devices[0];
+        CHECK(d->kernel_busy_us == 10000 && d->kernel_last_us - d->kernel_first_us == 11000,
+              "nested: kernel union %lld over a span of %lld (want 10000, 11000)",
+              (long long)d->kernel_busy_us, (long long)(d->kernel_last_us - d->kernel_first_us));
+        /* the writer's epoch lies between m0 and b - 1 s, so the first KERNEL_START is about 1.001 s */
+        CHECK(d->kernel_first_us >= 1001000 && d->kernel_first_us <= 1001000 + (b - 1000000 - m0),
+              "nested: first kernel at %lld us of the epoch", (long long)d->kernel_first_us);
+        CHECK(st->warn.kernel_open == 0 && st->warn.kernel_orphan_end == 0 && st->warn.synth_open == 0,
+              "nested: every pair closes");
+        CHECK(st->t_first_us == 0, "nested: a time before the epoch becomes 0 (%lld)",
+              (long long)st->t_first_us);
+        static const struct {
+            const char *stage;
+            size_t n;
+            int64_t min, max;
+        } want[] = {{"prove", 2, 2000, 8000},
+                    {"h", 2, 500, 3000},
+                    {"msm_h", 1, 3000, 3000},
+                    {"msm_b2", 1, 3500, 3500}};
+        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+            const cuzk_tlr_kernel_stage *k = NULL;
+            for (size_t i = 0; i < st->n_kernel_stages; i++)
+                if (!strcmp(log->stages[st->kernels[i].stage], want[w].stage))
+                    k = &st->kernels[i];
+            CHECK(k && k->d.n == want[w].n && k->d.min_us == want[w].min && k->d.max_us == want[w].max,
+                  "nested: stage %s: %zu intervals, %lld..%lld us", want[w].stage, k ? k->d.n : 0,
+                  k ? (long long)k->d.min_us : -1, k ? (long long)k->d.max_us : -1);
+        }
+    }
+    cuzk_tlr_stats_free(st);
+    cuzk_tlr_log_free(log);
+    free(text);
+}
+
 int main(void)
 {
     test_rng_init("test_timeline_report");
@@ -1632,6 +1719,7 @@ int main(void)
     test_corruption();
     test_large();
     test_many_names();
+    test_emit_at_nested();
     remove_tmpdir();
     return test_finish("test_timeline_report");
 }

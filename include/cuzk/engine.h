@@ -147,6 +147,10 @@ const cuzk_engine_backend *cuzk_engine_backend_cpu(void);
 
 /* Backends call this from `device` around each kernel stage: end = false before, true after. */
 void cuzk_engine_stage(cuzk_engine_part *p, const char *stage, bool end);
+/* A kernel stage the device timed itself (e.g. with CUDA events), recorded after the fact from `device`:
+ * KERNEL_START at start_us and KERNEL_END at end_us, CLOCK_MONOTONIC microseconds. The GPU backend
+ * records its prover's stages (upload, eval, h, msm_h, ...) this way, nested in its "prove" stage. */
+void cuzk_engine_stage_span(cuzk_engine_part *p, const char *stage, int64_t start_us, int64_t end_us);
 
 /* ---- engine ------------------------------------------------------------------------------ */
 

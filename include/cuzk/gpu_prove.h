@@ -139,9 +139,13 @@ void cuzk_gpu_prover_set_tree(cuzk_gpu_prover *p, size_t min_entries, size_t fin
 /* Milliseconds of the last proof's device stages (CUDA events), for reports: upload (a, b, c, or z with
  * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline
  * (with the B scalars' gather or upload), the five MSMs (with device evaluation msm_a includes its
- * gather; msm_b2 is B2's own span, concurrent with others unless the overlap is NONE), total. */
+ * gather; msm_b2 is B2's own span, concurrent with others unless the overlap is NONE, starting b2_start
+ * after the proof's start), total. The stages upload .. msm_b1 follow each other from the start on the
+ * prover's stream. end_us: CLOCK_MONOTONIC microseconds when the host saw the device finish. */
 typedef struct {
     float upload, eval, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, total;
+    float b2_start;
+    int64_t end_us;
 } cuzk_gpu_prove_times;
 void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_times *t);
 

@@ -9,7 +9,8 @@
  * a benchmark that share one writer share one clock.
  *
  * The writer is thread-safe: the time stamp is taken and the line formatted
- * under one mutex, so the file is in time order. Lines go to a temporary file
+ * under one mutex, so the events stamped now are in time order in the file
+ * (those given a time, cuzk_timeline_emit_at, land where they are written). Lines go to a temporary file
  * `<path>.tmp.<pid>` through a large stdio buffer; cuzk_timeline_close
  * flushes, fsyncs and renames it to path, or removes it when any write
  * failed, so a failed run never leaves a partial timeline behind.
@@ -91,6 +92,12 @@ int64_t cuzk_timeline_now(const cuzk_timeline *tl);
  * (others are replaced by '?'); stage NULL means "". tl NULL is a no-op. */
 void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t part, const char *lane,
                         int32_t dev, const char *stage);
+
+/* The same, stamped at mono_us, a CLOCK_MONOTONIC time in microseconds (a time measured elsewhere, e.g.
+ * when a device reported a stage's end); times before the epoch become 0. Such an event can reach the
+ * file after later ones: readers order events by t_us, not by line. */
+void cuzk_timeline_emit_at(cuzk_timeline *tl, int64_t mono_us, cuzk_tl_ev ev, uint64_t job, int32_t part,
+                           const char *lane, int32_t dev, const char *stage);
 
 /* The wire name of an event ("KERNEL_START"); NULL when out of range. */
 const char *cuzk_timeline_ev_name(cuzk_tl_ev ev);

@@ -693,6 +693,18 @@ void cuzk_engine_stage(cuzk_engine_part *p, const char *stage, bool end)
          stage);
 }
 
+void cuzk_engine_stage_span(cuzk_engine_part *p, const char *stage, int64_t start_us, int64_t end_us)
+{
+    slot *s = p->engine_;
+    if (!s || !s->gw || end_us < start_us)
+        return;
+    gpu_worker *w = s->gw;
+    cuzk_timeline_emit_at(w->e->tl, start_us, CUZK_TL_KERNEL_START, p->job, (int32_t)p->part, w->lane, w->dev,
+                          stage);
+    cuzk_timeline_emit_at(w->e->tl, end_us, CUZK_TL_KERNEL_END, p->job, (int32_t)p->part, w->lane, w->dev,
+                          stage);
+}
+
 /* Takes the queued partition with the smallest (priority, job, partition) key (under mu). */
 static slot *gpu_q_pop(cuzk_engine *e)
 {

@@ -106,8 +106,10 @@ static void clean_name(char out[TL_NAME_MAX], const char *in)
     out[i] = 0;
 }
 
-void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t part, const char *lane,
-                        int32_t dev, const char *stage)
+/* One event at t (µs since the epoch, or now when t < 0: read under the lock, so that the file's own
+ * events are in time order). */
+static void emit_t(cuzk_timeline *tl, int64_t t, cuzk_tl_ev ev, uint64_t job, int32_t part, const char *lane,
+                   int32_t dev, const char *stage)
 {
     if (!tl || (unsigned)ev >= CUZK_TL_NEV)
         return;
@@ -115,7 +117,8 @@ void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t 
     clean_name(l, lane ? lane : "-");
     clean_name(s, stage);
     pthread_mutex_lock(&tl->mu);
-    int64_t t = since(&tl->epoch);
+    if (t < 0)
+        t = since(&tl->epoch);
     if (t < 0)
         t = 0;
     if (tl->out.f && !tl->out.errnum &&
@@ -130,6 +133,21 @@ void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t 
         tl->sink(tl->sink_ctx, &e);
     }
     pthread_mutex_unlock(&tl->mu);
+}
+
+void cuzk_timeline_emit(cuzk_timeline *tl, cuzk_tl_ev ev, uint64_t job, int32_t part, const char *lane,
+                        int32_t dev, const char *stage)
+{
+    emit_t(tl, -1, ev, job, part, lane, dev, stage);
+}
+
+void cuzk_timeline_emit_at(cuzk_timeline *tl, int64_t mono_us, cuzk_tl_ev ev, uint64_t job, int32_t part,
+                           const char *lane, int32_t dev, const char *stage)
+{
+    if (!tl)
+        return;
+    int64_t t = mono_us - ((int64_t)tl->epoch.tv_sec * 1000000 + tl->epoch.tv_nsec / 1000);
+    emit_t(tl, t < 0 ? 0 : t, ev, job, part, lane, dev, stage);
 }
 
 int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)

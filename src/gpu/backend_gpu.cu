@@ -17,7 +17,9 @@
  * (cuzk_gpu_prover_put_z), so with two GPU workers the 4 GB copy of one
  * partition runs beside the kernels of the other. `device` runs
  * cuzk_gpu_groth16_prove with the verification off (the engine verifies),
- * marking one kernel stage "prove". With device evaluation (the default:
+ * marking one kernel stage "prove", and then records the prover's own
+ * device stages (upload, eval, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, from
+ * its CUDA events) as kernel stages nested in it. With device evaluation (the default:
  * device_eval and prefer_device_eval are set) the part's a, b, c are NULL:
  * the circuit's matrices are made resident beside the key (cuzk_gpu_cs,
  * loaded with it on the device's first partition) and only z crosses; the
@@ -31,6 +33,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuzk/engine.h"
 #include "cuzk/gpu.h"
@@ -181,6 +184,43 @@ static int gpu_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_
     return rc ? rc : cuzk_gpu_prover_put_z(pr, p->z, p->n_z, err, errlen);
 }
 
+static int64_t mono_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* The prover's device stages (CUDA events) as kernel stages nested in "prove", so the TIMELINE report
+ * gives each its p50/p95: upload .. msm_b1 one after the other from the device's start, msm_b2 beside
+ * them. They are placed by the host time the prover saw the device finish (t.end_us), and kept within
+ * the call (t0 on). */
+static void device_stages(cuzk_engine_part *p, const cuzk_gpu_prover *pr, int64_t t0)
+{
+    cuzk_gpu_prove_times t;
+    cuzk_gpu_prover_times(pr, &t);
+    int64_t start = t.end_us - (int64_t)(t.total * 1000.0f);
+    if (start < t0)
+        start = t0;
+    const struct {
+        const char *name;
+        float ms;
+    } seq[] = {{"upload", t.upload}, {"eval", t.eval},   {"h", t.h},          {"msm_h", t.msm_h},
+               {"msm_l", t.msm_l},   {"msm_a", t.msm_a}, {"msm_b1", t.msm_b1}};
+    double at = (double)start;
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        if (seq[i].ms <= 0)
+            continue;
+        double end = at + seq[i].ms * 1000.0;
+        cuzk_engine_stage_span(p, seq[i].name, (int64_t)at, (int64_t)end);
+        at = end;
+    }
+    if (t.msm_b2 > 0) {
+        double b2 = (double)start + t.b2_start * 1000.0;
+        cuzk_engine_stage_span(p, "msm_b2", (int64_t)b2, (int64_t)(b2 + t.msm_b2 * 1000.0));
+    }
+}
+
 static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
 {
     cuzk_gpu_pk *gpk = NULL;
@@ -202,9 +242,12 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     for (int i = 0; i < 3; i++)
         opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
+    int64_t t0 = mono_us();
     rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool,
                                 err, errlen);
     cuzk_engine_stage(p, "prove", true);
+    if (rc == CUZK_OK)
+        device_stages(p, pr, t0);
     return rc;
 }
 

@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuzk/gpu_msm.h"
 #include "cuzk/gpu_ntt.h"
@@ -323,7 +324,11 @@ static void record_times(cuzk_gpu_prover *p)
     cudaEventElapsedTime(&t->msm_a, p->ev[EV_MSM_L], p->ev[EV_MSM_A]);
     cudaEventElapsedTime(&t->msm_b1, p->ev[EV_MSM_A], p->ev[EV_MSM_B1]);
     cudaEventElapsedTime(&t->msm_b2, p->ev[EV_B2], p->ev[EV_MSM_B2]);
+    cudaEventElapsedTime(&t->b2_start, p->ev[EV_START], p->ev[EV_B2]);
     cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_END]);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    t->end_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 }
 
 /* c = a·b */
