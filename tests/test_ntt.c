@@ -484,71 +484,72 @@ static void test_quotient(void)
 {
     static const unsigned lgs[] = {1, 6, 11};
     for (size_t li = 0; li < sizeof lgs / sizeof lgs[0]; li++)
-    for (int conv = 0; conv <= 1; conv++) {
-        cuzk_ntt_domain d;
-        cuzk_ntt_domain_init(&d, lgs[li], conv, NULL, 0);
-        size_t n = d.n;
-        cuzk_fr *a = rand_vec(n), *b = rand_vec(n), *c = malloc(n * sizeof *c);
-        for (size_t i = 0; i < n; i++)
-            cuzk_fr_mul(&c[i], &a[i], &b[i]);
-        /* six transforms: s from a·b on the domain, d from the coset (a and b taken there in natural order) */
-        cuzk_fr *s6 = malloc(n * sizeof *s6), *a6 = malloc(n * sizeof *a6), *b6 = malloc(n * sizeof *b6);
-        memcpy(s6, c, n * sizeof *s6);
-        memcpy(a6, a, n * sizeof *a6);
-        memcpy(b6, b, n * sizeof *b6);
-        cuzk_ntt(&d, s6, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
-        cuzk_ntt(&d, a6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
-        cuzk_ntt(&d, b6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
-        cuzk_ntt(&d, a6, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
-        cuzk_ntt(&d, b6, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
-        for (size_t i = 0; i < n; i++)
-            cuzk_fr_mul(&a6[i], &a6[i], &b6[i]);
-        cuzk_ntt(&d, a6, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, NULL, NULL, 0);
-        for (size_t i = 0; i < n; i++) {
-            cuzk_fr_sub(&a6[i], &a6[i], &s6[i]);
-            cuzk_fr_mul(&a6[i], &a6[i], &d.z_inv);
+        for (int conv = 0; conv <= 1; conv++) {
+            cuzk_ntt_domain d;
+            cuzk_ntt_domain_init(&d, lgs[li], conv, NULL, 0);
+            size_t n = d.n;
+            cuzk_fr *a = rand_vec(n), *b = rand_vec(n), *c = malloc(n * sizeof *c);
+            for (size_t i = 0; i < n; i++)
+                cuzk_fr_mul(&c[i], &a[i], &b[i]);
+            /* six transforms: s from a·b on the domain, d from the coset (a and b taken there in natural
+             * order) */
+            cuzk_fr *s6 = malloc(n * sizeof *s6), *a6 = malloc(n * sizeof *a6), *b6 = malloc(n * sizeof *b6);
+            memcpy(s6, c, n * sizeof *s6);
+            memcpy(a6, a, n * sizeof *a6);
+            memcpy(b6, b, n * sizeof *b6);
+            cuzk_ntt(&d, s6, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
+            cuzk_ntt(&d, a6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
+            cuzk_ntt(&d, b6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
+            cuzk_ntt(&d, a6, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
+            cuzk_ntt(&d, b6, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
+            for (size_t i = 0; i < n; i++)
+                cuzk_fr_mul(&a6[i], &a6[i], &b6[i]);
+            cuzk_ntt(&d, a6, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, NULL, NULL, 0);
+            for (size_t i = 0; i < n; i++) {
+                cuzk_fr_sub(&a6[i], &a6[i], &s6[i]);
+                cuzk_fr_mul(&a6[i], &a6[i], &d.z_inv);
+            }
+            cuzk_fr *A = malloc(n * sizeof *A), *B = malloc(n * sizeof *B), *C = malloc(n * sizeof *C);
+            memcpy(A, a, n * sizeof *A);
+            memcpy(B, b, n * sizeof *B);
+            memcpy(C, c, n * sizeof *C);
+            cuzk_ntt(&d, A, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
+            cuzk_ntt(&d, B, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
+            cuzk_ntt(&d, C, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
+            /* the GPU order: coefficients bit-reversed, coset RN forward */
+            memcpy(a, A, n * sizeof *a);
+            memcpy(b, B, n * sizeof *b);
+            memcpy(c, C, n * sizeof *c);
+            cuzk_ntt_bit_reverse(a, d.lg, NULL, NULL, 0);
+            cuzk_ntt_bit_reverse(b, d.lg, NULL, NULL, 0);
+            cuzk_ntt_bit_reverse(c, d.lg, NULL, NULL, 0);
+            cuzk_ntt(&d, a, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
+            cuzk_ntt(&d, b, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
+            cuzk_ntt(&d, c, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
+            for (size_t i = 0; i < n; i++) {
+                cuzk_fr_mul(&a[i], &a[i], &b[i]);
+                cuzk_fr_sub(&a[i], &a[i], &c[i]);
+                cuzk_fr_mul(&a[i], &a[i], &d.z_inv);
+            }
+            cuzk_ntt(&d, a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, NULL, NULL, 0);
+            cuzk_fr tau, va, vb, vc, vh, zt, lhs, rhs;
+            test_rand_fr(&tau);
+            horner(&va, A, n, &tau);
+            horner(&vb, B, n, &tau);
+            horner(&vc, C, n, &tau);
+            horner(&vh, a, n, &tau);
+            fr_pow_small(&zt, &tau, n);
+            cuzk_fr_sub(&zt, &zt, &CUZK_FR_ONE);
+            cuzk_fr_mul(&lhs, &va, &vb);
+            cuzk_fr_sub(&lhs, &lhs, &vc);
+            cuzk_fr_mul(&rhs, &vh, &zt);
+            CHECK(cuzk_fr_eq(&lhs, &rhs) && cuzk_fr_is_zero(&a[n - 1]), "%s lg %u quotient A·B - C = h·Z",
+                  conv_name(conv), lgs[li]);
+            CHECK(memcmp(a6, a, n * sizeof *a) == 0,
+                  "%s lg %u: six-transform quotient differs from the textbook's", conv_name(conv), lgs[li]);
+            free(a), free(b), free(c), free(A), free(B), free(C), free(s6), free(a6), free(b6);
+            cuzk_ntt_domain_release(&d);
         }
-        cuzk_fr *A = malloc(n * sizeof *A), *B = malloc(n * sizeof *B), *C = malloc(n * sizeof *C);
-        memcpy(A, a, n * sizeof *A);
-        memcpy(B, b, n * sizeof *B);
-        memcpy(C, c, n * sizeof *C);
-        cuzk_ntt(&d, A, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
-        cuzk_ntt(&d, B, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
-        cuzk_ntt(&d, C, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
-        /* the GPU order: coefficients bit-reversed, coset RN forward */
-        memcpy(a, A, n * sizeof *a);
-        memcpy(b, B, n * sizeof *b);
-        memcpy(c, C, n * sizeof *c);
-        cuzk_ntt_bit_reverse(a, d.lg, NULL, NULL, 0);
-        cuzk_ntt_bit_reverse(b, d.lg, NULL, NULL, 0);
-        cuzk_ntt_bit_reverse(c, d.lg, NULL, NULL, 0);
-        cuzk_ntt(&d, a, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
-        cuzk_ntt(&d, b, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
-        cuzk_ntt(&d, c, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, NULL, NULL, 0);
-        for (size_t i = 0; i < n; i++) {
-            cuzk_fr_mul(&a[i], &a[i], &b[i]);
-            cuzk_fr_sub(&a[i], &a[i], &c[i]);
-            cuzk_fr_mul(&a[i], &a[i], &d.z_inv);
-        }
-        cuzk_ntt(&d, a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, NULL, NULL, 0);
-        cuzk_fr tau, va, vb, vc, vh, zt, lhs, rhs;
-        test_rand_fr(&tau);
-        horner(&va, A, n, &tau);
-        horner(&vb, B, n, &tau);
-        horner(&vc, C, n, &tau);
-        horner(&vh, a, n, &tau);
-        fr_pow_small(&zt, &tau, n);
-        cuzk_fr_sub(&zt, &zt, &CUZK_FR_ONE);
-        cuzk_fr_mul(&lhs, &va, &vb);
-        cuzk_fr_sub(&lhs, &lhs, &vc);
-        cuzk_fr_mul(&rhs, &vh, &zt);
-        CHECK(cuzk_fr_eq(&lhs, &rhs) && cuzk_fr_is_zero(&a[n - 1]), "%s lg %u quotient A·B - C = h·Z",
-              conv_name(conv), lgs[li]);
-        CHECK(memcmp(a6, a, n * sizeof *a) == 0, "%s lg %u: six-transform quotient differs from the textbook's",
-              conv_name(conv), lgs[li]);
-        free(a), free(b), free(c), free(A), free(B), free(C), free(s6), free(a6), free(b6);
-        cuzk_ntt_domain_release(&d);
-    }
 }
 
 static void test_edges(void)

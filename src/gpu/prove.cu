@@ -775,13 +775,15 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
     unsigned grid = (unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS);
     k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->c, m);
     cudaError_t e = cudaGetLastError();
-    rc = e == cudaSuccess ? cuzk_gpu_ntt(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, st, err, errlen)
-                          : cuda_fail(err, errlen, "k_product launch", e);
+    rc = e == cudaSuccess
+             ? cuzk_gpu_ntt(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, st, err, errlen)
+             : cuda_fail(err, errlen, "k_product launch", e);
     if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
         k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->a, m);
         e = cudaGetLastError();
-        rc = e == cudaSuccess ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
-                              : cuda_fail(err, errlen, "k_product launch", e);
+        rc = e == cudaSuccess
+                 ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
+                 : cuda_fail(err, errlen, "k_product launch", e);
     }
     if (!rc) {
         fr_t zinv;
