@@ -1206,6 +1206,16 @@ static void count_sink(void *ctx, const cuzk_timeline_event *ev)
     sink_count++; /* called under the writer's mutex */
 }
 
+/* The small configuration on the test backend (tb, be: the caller's), writing to tl. */
+static cuzk_engine_config timeline_config(cuzk_timeline *tl, tb_ctx *tb, cuzk_engine_backend *be)
+{
+    cuzk_engine_config c = small_config();
+    c.timeline = tl;
+    *be = tb_backend(tb);
+    c.backend = be;
+    return c;
+}
+
 /* A device-timed stage (cuzk_engine_stage_span) is recorded as a KERNEL pair of its own, on the worker's
  * lane, inside the partition's "prove" stage. */
 typedef struct {
@@ -1255,12 +1265,10 @@ static void test_stage_span(void)
     CHECK(cuzk_timeline_new(&tl, NULL, span_sink, &sc, err, sizeof err) == CUZK_OK, "%s: new: %s", what, err);
     if (!tl)
         return;
-    cuzk_engine_config c = small_config();
-    c.timeline = tl;
     tb_ctx tb;
-    cuzk_engine_backend be = tb_backend(&tb);
+    cuzk_engine_backend be;
+    cuzk_engine_config c = timeline_config(tl, &tb, &be);
     tb.span = true;
-    c.backend = &be;
     cuzk_engine_key *k;
     cuzk_engine *e = engine_up(&c, &k, what);
     if (e) {
@@ -1296,11 +1304,9 @@ static void test_timeline(void)
           err);
     if (!tl)
         return;
-    cuzk_engine_config c = small_config();
-    c.timeline = tl;
     tb_ctx tb;
-    cuzk_engine_backend be = tb_backend(&tb);
-    c.backend = &be;
+    cuzk_engine_backend be;
+    cuzk_engine_config c = timeline_config(tl, &tb, &be);
     c.devices = 2;
     cuzk_engine_key *k;
     cuzk_engine *e = engine_up(&c, &k, what);

@@ -74,6 +74,17 @@ static cuzk_fr *rand_vec(size_t n)
     return v;
 }
 
+static cuzk_fr *dup_vec(const cuzk_fr *v, size_t n)
+{
+    cuzk_fr *r = malloc(n * sizeof *r);
+    if (!r) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    memcpy(r, v, n * sizeof *r);
+    return r;
+}
+
 static void fr_hex(char out[65], const cuzk_fr *a)
 {
     uint8_t be[32];
@@ -493,10 +504,7 @@ static void test_quotient(void)
                 cuzk_fr_mul(&c[i], &a[i], &b[i]);
             /* six transforms: s from a·b on the domain, d from the coset (a and b taken there in natural
              * order) */
-            cuzk_fr *s6 = malloc(n * sizeof *s6), *a6 = malloc(n * sizeof *a6), *b6 = malloc(n * sizeof *b6);
-            memcpy(s6, c, n * sizeof *s6);
-            memcpy(a6, a, n * sizeof *a6);
-            memcpy(b6, b, n * sizeof *b6);
+            cuzk_fr *s6 = dup_vec(c, n), *a6 = dup_vec(a, n), *b6 = dup_vec(b, n);
             cuzk_ntt(&d, s6, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
             cuzk_ntt(&d, a6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
             cuzk_ntt(&d, b6, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, NULL, NULL, 0);
@@ -509,10 +517,7 @@ static void test_quotient(void)
                 cuzk_fr_sub(&a6[i], &a6[i], &s6[i]);
                 cuzk_fr_mul(&a6[i], &a6[i], &d.z_inv);
             }
-            cuzk_fr *A = malloc(n * sizeof *A), *B = malloc(n * sizeof *B), *C = malloc(n * sizeof *C);
-            memcpy(A, a, n * sizeof *A);
-            memcpy(B, b, n * sizeof *B);
-            memcpy(C, c, n * sizeof *C);
+            cuzk_fr *A = dup_vec(a, n), *B = dup_vec(b, n), *C = dup_vec(c, n);
             cuzk_ntt(&d, A, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
             cuzk_ntt(&d, B, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
             cuzk_ntt(&d, C, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, NULL, NULL, 0);
