@@ -10,10 +10,11 @@
  *
  * The writer is thread-safe: the time stamp is taken and the line formatted
  * under one mutex, so the events stamped now are in time order in the file
- * (those given a time, cuzk_timeline_emit_at, land where they are written). Lines go to a temporary file
- * `<path>.tmp.<pid>` through a large stdio buffer; cuzk_timeline_close
- * flushes, fsyncs and renames it to path, or removes it when any write
- * failed, so a failed run never leaves a partial timeline behind.
+ * (those given a time, cuzk_timeline_emit_at, land where they are written).
+ * Lines go to a temporary file `<path>.tmp.<pid>` through a large stdio
+ * buffer; cuzk_timeline_close flushes, fsyncs and renames it to path, or
+ * removes it when any write failed, so a failed run never leaves a partial
+ * timeline behind.
  *
  * A sink callback (optional) sees every event as a struct, on the emitting
  * thread, under the writer's mutex (it must not emit): cuzk-bench computes

@@ -331,8 +331,8 @@ static void record_times(cuzk_gpu_prover *p)
     t->end_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 }
 
-/* c = a·b */
-__global__ void k_product(const fr_t *__restrict__ a, const fr_t *__restrict__ b, fr_t *c, size_t n)
+/* c = a·b; c may be a (each element is read before it is written, by its own thread) */
+__global__ void k_product(const fr_t *a, const fr_t *__restrict__ b, fr_t *c, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
