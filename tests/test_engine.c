@@ -242,13 +242,6 @@ typedef struct {
     bool span; /* after the CPU prove, record "inner" over the middle of its time (cuzk_engine_stage_span) */
 } tb_ctx;
 
-static int64_t tb_mono_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 static uint64_t tb_used(tb_ctx *t, const cuzk_engine_part *p)
 {
     if (!t->eng || p->n_parts != t->probe_nparts)
@@ -318,9 +311,10 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
     if (p->n_parts == t->fail_nparts && (int)p->part == t->fail_part)
         rc = cuzk_fail(err, errlen, CUZK_EIO, "tb: injected device failure");
     else {
-        int64_t t0 = tb_mono_us();
+        int64_t t0 = cuzk_timeline_clock_us();
         rc = t->cpu->device(NULL, state, p, err, errlen);
-        int64_t t1 = tb_mono_us(), q = (t1 - t0) / 4; /* the middle half: inside the backend's "prove" */
+        int64_t t1 = cuzk_timeline_clock_us(),
+                q = (t1 - t0) / 4; /* the middle half: inside the backend's "prove" */
         if (t->span)
             cuzk_engine_stage_span(p, "inner", t0 + q, t1 - q);
     }

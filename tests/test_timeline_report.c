@@ -1617,13 +1617,6 @@ static void test_large(void)
     free_run(&r);
 }
 
-static int64_t mono_now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* Stages a device timed itself, written after the fact with cuzk_timeline_emit_at (as the GPU backend
  * records its prover's stages inside "prove"): the lines land out of time order, the reader pairs them
  * by stage, their durations are the given ones, and nested stages add nothing to the kernel union. */
@@ -1633,12 +1626,12 @@ static void test_emit_at_nested(void)
     snprintf(path, sizeof path, "%s/nested.jsonl", tmpdir);
     cuzk_timeline *tl = NULL;
     char err[256] = "";
-    int64_t m0 = mono_now_us();
+    int64_t m0 = cuzk_timeline_clock_us();
     int rc = cuzk_timeline_new(&tl, path, NULL, NULL, err, sizeof err);
     CHECK(rc == CUZK_OK, "nested: new: %s", err);
     if (rc)
         return;
-    int64_t b = mono_now_us() + 1000000; /* a second ahead of the writer's epoch */
+    int64_t b = cuzk_timeline_clock_us() + 1000000; /* a second ahead of the writer's epoch */
     static const struct {
         int part;
         const char *stage;

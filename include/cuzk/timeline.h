@@ -86,6 +86,9 @@ void cuzk_timeline_discard(cuzk_timeline *tl);
  * cuzk_timeline_close or cuzk_timeline_discard. The library installs no signal handler itself. */
 char *cuzk_timeline_temp_path(cuzk_timeline *tl);
 
+/* CLOCK_MONOTONIC in microseconds: the clock cuzk_timeline_emit_at takes (and every writer's epoch reads). */
+int64_t cuzk_timeline_clock_us(void);
+
 /* Microseconds since the writer's epoch (CLOCK_MONOTONIC). */
 int64_t cuzk_timeline_now(const cuzk_timeline *tl);
 

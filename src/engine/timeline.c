@@ -52,6 +52,13 @@ static int64_t since(const struct timespec *t0)
     return (int64_t)(t.tv_sec - t0->tv_sec) * 1000000 + (t.tv_nsec - t0->tv_nsec) / 1000;
 }
 
+int64_t cuzk_timeline_clock_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
 int64_t cuzk_timeline_now(const cuzk_timeline *tl)
 {
     return tl ? since(&tl->epoch) : 0;

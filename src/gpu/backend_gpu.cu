@@ -33,12 +33,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuzk/engine.h"
 #include "cuzk/gpu.h"
 #include "cuzk/gpu_prove.h"
 #include "cuzk/setup.h"
+#include "cuzk/timeline.h"
 #define GPU_MODULE "gpu backend"
 #include "gpu/cuda_check.cuh"
 
@@ -184,13 +184,6 @@ static int gpu_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_
     return rc ? rc : cuzk_gpu_prover_put_z(pr, p->z, p->n_z, err, errlen);
 }
 
-static int64_t mono_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* The prover's device stages (CUDA events) as kernel stages nested in "prove", so the TIMELINE report
  * gives each its p50/p95: upload .. msm_b1 one after the other from the device's start, msm_b2 beside
  * them. They are placed by the host time the prover saw the device finish (t.end_us), and kept within
@@ -242,7 +235,7 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
     for (int i = 0; i < 3; i++)
         opts.density[i] = p->density[i]; /* the key's, scanned once */
     cuzk_engine_stage(p, "prove", false);
-    int64_t t0 = mono_us();
+    int64_t t0 = cuzk_timeline_clock_us();
     rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool,
                                 err, errlen);
     cuzk_engine_stage(p, "prove", true);

@@ -35,11 +35,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuzk/gpu_msm.h"
 #include "cuzk/gpu_ntt.h"
 #include "cuzk/gpu_prove.h"
+#include "cuzk/timeline.h"
 #define GPU_MODULE "gpu prove"
 #include "gpu/cuda_check.cuh"
 #include "gpu/eval.cuh"
@@ -326,9 +326,7 @@ static void record_times(cuzk_gpu_prover *p)
     cudaEventElapsedTime(&t->msm_b2, p->ev[EV_B2], p->ev[EV_MSM_B2]);
     cudaEventElapsedTime(&t->b2_start, p->ev[EV_START], p->ev[EV_B2]);
     cudaEventElapsedTime(&t->total, p->ev[EV_START], p->ev[EV_END]);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    t->end_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+    t->end_us = cuzk_timeline_clock_us();
 }
 
 /* c = a·b; c may be a (each element is read before it is written, by its own thread) */
