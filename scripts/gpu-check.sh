@@ -19,6 +19,8 @@
 #                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars: the default window, then every c
 #                    from max(4, MSM_C_LG - 10) to 20 with work items and (from 2^22) the batch-affine tree;
 #                    with $MSM_C_G2_LG set, the same for G2 (work items only)
+#       bench-tree   (only when named) G1 at 2^$TREE_LG - 1 scalars (default 27), c = 20, the batch-affine
+#                    tree's rounds cut into 1, 2, 3 and 4 parts
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key
@@ -80,6 +82,7 @@ for t in ntt ec msm prove engine setup; do
     if has "$t" || has "bench-$t"; then targets+=("test_gpu_$t"); fi
 done
 has bench-porep && ! has prove && ! has bench-prove && targets+=(test_gpu_prove)
+has bench-tree && ! has msm && ! has bench-msm && targets+=(test_gpu_msm)
 if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-bench_cli); fi
 # cuzkd needs nghttp2 and protobuf-c; where the configure step found them not, the daemon step says so.
 want_daemon=0
@@ -141,7 +144,7 @@ if has cli; then
 fi
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
-    has bench-sweep || has bench-kernels; then
+    has bench-sweep || has bench-kernels || has bench-tree; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
@@ -150,6 +153,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-msm && [ -n "${MSM_C_LG:-}" ] && run bench-msm-c "$bdir/test_gpu_msm" bench-c "$MSM_C_LG"
     has bench-msm && [ -n "${MSM_C_G2_LG:-}" ] && run bench-msm-c-g2 "$bdir/test_gpu_msm" bench-c "$MSM_C_G2_LG" g2
+    has bench-tree && run bench-tree "$bdir/test_gpu_msm" bench-tree "${TREE_LG:-27}"
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
     has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" \
         $([ "${POREP_QUICK:-0}" = 1 ] && echo quick)

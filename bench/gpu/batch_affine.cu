@@ -271,7 +271,7 @@ static int tree_run(const g1_affine_t *bases, window &w, tree_ws &t, size_t fini
     int r = 0;
     for (unsigned part = 0; part < parts; part++) {
         unsigned k_lo = 1 + part * (B / parts), k_hi = part + 1 == parts ? B : (part + 1) * (B / parts);
-        tree_src src = {bases, w.vals, NULL, w.offs, w.counts, NULL, NULL, B, NULL};
+        tree_src src = {bases, w.vals, NULL, w.offs, w.counts, NULL, NULL, B, NULL, 0};
         for (int side = 0;; r++, side ^= 1) {
             if (ev)
                 CUDA_OK(cudaEventRecord(ev[r]));
@@ -460,8 +460,7 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
         msm_tree *lt;
         lib_ok(msm_tree_new(&lt, w.m, B, NULL, 0, err, sizeof err), err);
         CUDA_OK(cudaMemset(b_tree, 0xa5, (size_t)B * sizeof *b_tree));
-        lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, w.cub_tmp, w.cub_bytes,
-                               b_tree, 0, err, sizeof err),
+        lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, b_tree, 0, err, sizeof err),
                err);
         unsigned long long fbad;
         CUDA_OK(cudaMemset(bad, 0, sizeof *bad));
@@ -471,8 +470,7 @@ static int bench_window(const g1_affine_t *pts, unsigned lg, unsigned lgb, unsig
         float best = 1e30f;
         for (int r = 0; r < 3; r++) {
             CUDA_OK(cudaEventRecord(e0));
-            lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, w.cub_tmp,
-                                   w.cub_bytes, b_tree, 0, err, sizeof err),
+            lib_ok(msm_tree_window(lt, pts, w.vals, w.counts, w.offs, B, MSM_TREE_FINISH, b_tree, 0, err, sizeof err),
                    err);
             CUDA_OK(cudaEventRecord(e1));
             CUDA_OK(cudaEventSynchronize(e1));

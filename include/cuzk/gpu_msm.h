@@ -70,6 +70,13 @@ size_t cuzk_gpu_msm_lendable_bytes(cuzk_gpu_group group, size_t n_max);
  * tree prints every round (slots, largest key) on stderr. */
 void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_slots);
 
+/* G1 workspaces: a tree round of at least split_min slots is cut into `parts` batches (1..8) pipelined
+ * over two streams, so that one batch's gathers and one-thread inversion run beside another's additions
+ * (docs/design/020, tenth session). parts = 0 restores the default (2 parts from 2^22 slots); tests cut
+ * small rounds with split_min = 1. CUZK_MSM_TREE_PARTS (1..8) in the environment when a workspace is made
+ * sets its parts. The result is the same whatever the cut. No effect on a G2 workspace. */
+void cuzk_gpu_msm_set_tree_parts(cuzk_gpu_msm *ws, unsigned parts, size_t split_min);
+
 /* out = sum scalars[i] * bases[i], i < n, on `stream` (a cudaStream_t; NULL = legacy default stream).
  * d_bases: n affine points (identity = all-zero bytes), d_scalars: n Montgomery scalars, both device
  * memory. Returns when the result is on the host. window = 0 picks the width from the number of scalars

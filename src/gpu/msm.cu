@@ -29,7 +29,13 @@
  *                short chains, not one thread adding n / T items.
  *     tree       instead of items, for G1 windows of at least 2^25 entries:
  *                rounds of batch-affine additions that pair each bucket's
- *                points (msm_tree.cuh; one synchronisation per round).
+ *                points (msm_tree.cuh; one synchronisation per round). The
+ *                next window's digits and sort run beside it on a stream of
+ *                the workspace's own (three value buffers, two count and
+ *                offset sets, in turn); a round of at least 2^22 slots is
+ *                cut into two batches over two streams, and each batch's
+ *                chain of small kernels runs on a stream of the highest
+ *                priority (docs/design/020, tenth session).
  *     reduce     sum_b b·S_b: the buckets are cut into groups of m; a thread
  *                runs the running-sum recurrence over its group (2 additions
  *                per bucket) and adds (group offset)·(group sum) by
@@ -91,7 +97,8 @@ static size_t cub_bytes_for(size_t n_max)
 extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max)
 {
     size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
-    return n_max * (1 + 1 + 4 + 32 + 16) + 8 + (6 * B + 12) * 4 + msm_max_items(n_max) * pb +
+    return n_max * (1 + 1 + 4 + 32 + 16 + (group == CUZK_GPU_G1 ? 4 : 0)) + 8 +
+           (6 * B + 12 + (group == CUZK_GPU_G1 ? 2 * B + 4 : 0)) * 4 + msm_max_items(n_max) * pb +
            msm_fold_len(msm_max_items(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
            2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max) +
            (group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, B) + msm_tree_rest_bytes(n_max, B) : 0);
@@ -107,15 +114,22 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
     if (!ws)
         return;
     void *ptrs[] = {ws->cls,     ws->tail_flag, ws->tail_idx, ws->n_sel,    ws->tail_k,  ws->keys[0],
-                    ws->keys[1], ws->vals[0],   ws->vals[1],  ws->counts,   ws->offs,    ws->item_cnt,
-                    ws->item_off, ws->items,    ws->buckets,  ws->red[0],   ws->red[1],  ws->wins,
-                    ws->cub_tmp,  ws->fold_cnt, ws->fold_off, ws->folded};
+                    ws->keys[1], ws->vals[0],   ws->vals[1],  ws->vals[2],  ws->counts,  ws->offs,
+                    ws->counts2, ws->offs2,     ws->item_cnt, ws->item_off, ws->items,   ws->buckets,
+                    ws->red[0],  ws->red[1],    ws->wins,     ws->cub_tmp,  ws->fold_cnt, ws->fold_off,
+                    ws->folded};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
     for (int i = 0; i < 8; i++)
         if (ws->ev[i])
             cudaEventDestroy(ws->ev[i]);
+    cudaEvent_t evs[] = {ws->ev_fork, ws->ev_sorted, ws->ev_join};
+    for (int i = 0; i < 3; i++)
+        if (evs[i])
+            cudaEventDestroy(evs[i]);
+    if (ws->st_sort)
+        cudaStreamDestroy(ws->st_sort);
     msm_tree_free(ws->tree);
     free(ws);
 }
@@ -158,8 +172,11 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
         {(void **)&ws->keys[1], n_max * 4},
         {(void **)&ws->vals[0], n_max * 4},
         {(void **)&ws->vals[1], n_max * 4},
+        {(void **)&ws->vals[2], group == CUZK_GPU_G1 ? n_max * 4 : 0},
         {(void **)&ws->counts, (B + 2) * 4},
         {(void **)&ws->offs, (B + 2) * 4},
+        {(void **)&ws->counts2, group == CUZK_GPU_G1 ? (B + 2) * 4 : 0},
+        {(void **)&ws->offs2, group == CUZK_GPU_G1 ? (B + 2) * 4 : 0},
         {(void **)&ws->item_cnt, (B + 2) * 4},
         {(void **)&ws->item_off, (B + 2) * 4},
         {&ws->items, ws->max_items * pb},
@@ -173,6 +190,8 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
         {&ws->cub_tmp, ws->cub_bytes},
     };
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
+        if (!allocs[i].bytes)
+            continue;
         cudaError_t e = cudaMalloc(allocs[i].p, allocs[i].bytes);
         if (e != cudaSuccess) {
             cudaGetLastError();
@@ -188,6 +207,15 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
             cuzk_gpu_msm_free(ws);
             return rc;
         }
+    }
+    cudaError_t e = cudaStreamCreateWithFlags(&ws->st_sort, cudaStreamNonBlocking);
+    cudaEvent_t *evs[] = {&ws->ev_fork, &ws->ev_sorted, &ws->ev_join};
+    for (int i = 0; e == cudaSuccess && i < 3; i++)
+        e = cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        int rc = cuda_fail(err, errlen, "the msm workspace's sort stream and events", e);
+        cuzk_gpu_msm_free(ws);
+        return rc;
     }
     if (group == CUZK_GPU_G1) {
         int rc = msm_tree_new(&ws->tree, n_max, B, lent, lent_bytes, err, errlen);
@@ -208,4 +236,12 @@ extern "C" void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size
         return;
     ws->tree_min = min_entries ? min_entries : MSM_TREE_MIN;
     ws->tree_finish = min_entries ? finish_slots : MSM_TREE_FINISH;
+}
+
+extern "C" void cuzk_gpu_msm_set_tree_parts(cuzk_gpu_msm *ws, unsigned parts, size_t split_min)
+{
+    if (!ws || !ws->tree)
+        return;
+    ws->tree->parts = parts == 0 ? MSM_TREE_PARTS : parts > MSM_TREE_MAX_PARTS ? MSM_TREE_MAX_PARTS : parts;
+    ws->tree->split_min = parts == 0 ? MSM_TREE_SPLIT_MIN : split_min ? split_min : 1;
 }

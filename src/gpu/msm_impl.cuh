@@ -127,9 +127,12 @@ struct cuzk_gpu_msm {
     uint32_t *tail_idx; /* n_max */
     uint32_t *n_sel;    /* 2: number of tail entries, number of ones */
     uint32_t *tail_k;   /* n_max x 8 words: canonical tail scalars */
-    uint32_t *keys[2], *vals[2];
+    uint32_t *keys[2], *vals[3]; /* vals[2]: the third buffer of the sorts pipelined beside the tree */
     uint32_t *counts;   /* 2^(MAX_C-1) + 2: entries per key 0..B, then a 0 */
     uint32_t *offs;     /* 2^(MAX_C-1) + 2: run starts, zeros first, then the total */
+    uint32_t *counts2, *offs2; /* the same for every other window when the sorts are pipelined */
+    cudaStream_t st_sort;      /* the next window's digits and sort, beside this window's tree */
+    cudaEvent_t ev_fork, ev_sorted, ev_join;
     uint32_t *item_cnt; /* 2^(MAX_C-1) + 2 */
     uint32_t *item_off; /* 2^(MAX_C-1) + 2 */
     void *items;        /* item partial sums */
@@ -505,26 +508,72 @@ static int reduce_windows(cuzk_gpu_msm *ws, unsigned w0, unsigned nw, unsigned B
     return reduce_to<F>(ws, red0, G, nw, wins + w0, st, err, errlen);
 }
 
+/* Whether the batch-affine tree sums the windows of n_tail entries (a G1 workspace, at least tree_min). */
+template <class F> static bool tree_takes(const cuzk_gpu_msm *ws, size_t n_tail)
+{
+    return false;
+}
+
+template <> inline bool tree_takes<fp_t>(const cuzk_gpu_msm *ws, size_t n_tail)
+{
+    return ws->tree && n_tail >= ws->tree_min;
+}
+
+/* Window w's digits of the tail, sorted by key on st: counts/offs get the histogram and the run starts,
+ * *keys and *vals the sorted keys and values (each one of the two buffers given). */
+static int window_sort(cuzk_gpu_msm *ws, unsigned w, unsigned c, unsigned B, uint32_t n_tail, uint32_t *counts,
+                       uint32_t *offs, uint32_t *val_in, uint32_t *val_alt, cudaStream_t st, uint32_t **keys,
+                       uint32_t **vals, char *err, size_t errlen)
+{
+    CU(cudaMemsetAsync(counts, 0, (B + 2) * 4, st), "cudaMemsetAsync (counts)");
+    k_digits<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(ws->tail_k, ws->tail_idx, ws->n_sel, w, c, ws->keys[0],
+                                                       val_in, counts);
+    CU(cudaGetLastError(), "k_digits launch");
+    cub::DoubleBuffer<uint32_t> kb(ws->keys[0], ws->keys[1]), vb(val_in, val_alt);
+    size_t tb = ws->cub_bytes;
+    CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tb, kb, vb, (int)n_tail, 0, c, st),
+       "cub::DeviceRadixSort::SortPairs");
+    /* run starts: offs[0..B+1] = exclusive scan of counts[0..B] (B + 2 entries with the total) */
+    tb = ws->cub_bytes;
+    CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, counts, offs, (int)B + 2, st),
+       "cub::DeviceScan::ExclusiveSum (offsets)");
+    *keys = kb.Current();
+    *vals = vb.Current();
+    return CUZK_OK;
+}
+
+/* st waits for whatever was issued on st_sort (an error path leaves no sort running into the next MSM);
+ * returns rc. */
+static int msm_sort_join(cuzk_gpu_msm *ws, cudaStream_t st, int rc, char *err, size_t errlen)
+{
+    cudaError_t e = cudaEventRecord(ws->ev_join, ws->st_sort);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(st, ws->ev_join, 0);
+    if (e != cudaSuccess && rc == CUZK_OK)
+        rc = cuda_fail(err, errlen, "the msm sort stream's join", e);
+    return rc;
+}
+
 /* One window's buckets by the batch-affine tree, when it applies (a G1 workspace, at least tree_min
  * entries); *done says whether it did. */
 template <class F>
-static int tree_try(cuzk_gpu_msm *ws, const ec_affine<F> *bases, const uint32_t *vals, uint32_t n_tail,
-                    unsigned B, ec_xyzz<F> *buckets, cudaStream_t st, bool *done, char *err, size_t errlen)
+static int tree_try(cuzk_gpu_msm *ws, const ec_affine<F> *bases, const uint32_t *vals, const uint32_t *counts,
+                    const uint32_t *offs, uint32_t n_tail, unsigned B, ec_xyzz<F> *buckets, cudaStream_t st,
+                    bool *done, char *err, size_t errlen)
 {
     *done = false;
     return CUZK_OK;
 }
 
 template <>
-inline int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint32_t *vals, uint32_t n_tail,
-                          unsigned B, g1_xyzz_t *buckets, cudaStream_t st, bool *done, char *err,
-                          size_t errlen)
+inline int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint32_t *vals,
+                          const uint32_t *counts, const uint32_t *offs, uint32_t n_tail, unsigned B,
+                          g1_xyzz_t *buckets, cudaStream_t st, bool *done, char *err, size_t errlen)
 {
-    *done = ws->tree && n_tail >= ws->tree_min;
+    *done = tree_takes<fp_t>(ws, n_tail);
     if (!*done)
         return CUZK_OK;
-    return msm_tree_window(ws->tree, bases, vals, ws->counts, ws->offs, B, ws->tree_finish, ws->cub_tmp,
-                           ws->cub_bytes, buckets, st, err, errlen);
+    return msm_tree_window(ws->tree, bases, vals, counts, offs, B, ws->tree_finish, buckets, st, err, errlen);
 }
 
 template <class F>
@@ -591,25 +640,48 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     unsigned nb = (unsigned)(ws->bucket_cap / B), w0 = 0;
     if (nb > W)
         nb = W;
+    /* With the tree, window w + 1's digits and sort (memory-bound) run on st_sort beside window w's tree
+     * (multiply-bound): windows alternate between two count/offset sets, and a window's sorted values
+     * stay in one of the three value buffers while the next window sorts in the other two. */
+    bool pipe = tree_takes<F>(ws, n_tail) && W > 1;
+    uint32_t *kcur = NULL, *vcur = NULL, *vnext = NULL, *knext = NULL;
+    if (pipe) {
+        CU(cudaEventRecord(ws->ev_fork, st), "cudaEventRecord (sort fork)");
+        CU(cudaStreamWaitEvent(ws->st_sort, ws->ev_fork, 0), "cudaStreamWaitEvent (sort fork)");
+        if ((rc = window_sort(ws, 0, c, B, n_tail, ws->counts, ws->offs, ws->vals[0], ws->vals[1], ws->st_sort,
+                              &knext, &vnext, err, errlen)))
+            return msm_sort_join(ws, st, rc, err, errlen);
+        CU(cudaEventRecord(ws->ev_sorted, ws->st_sort), "cudaEventRecord (sorted)");
+    }
     for (unsigned w = 0; w < W; w++) {
         CU(cudaEventRecord(ws->ev[3], st), "cudaEventRecord");
-        CU(cudaMemsetAsync(ws->counts, 0, (B + 2) * 4, st), "cudaMemsetAsync (counts)");
-        k_digits<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(ws->tail_k, ws->tail_idx, ws->n_sel, w, c,
-                                                           ws->keys[0], ws->vals[0], ws->counts);
-        CU(cudaGetLastError(), "k_digits launch");
-        cub::DoubleBuffer<uint32_t> kb(ws->keys[0], ws->keys[1]), vb(ws->vals[0], ws->vals[1]);
-        tb = ws->cub_bytes;
-        CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tb, kb, vb, (int)n_tail, 0, c, st),
-           "cub::DeviceRadixSort::SortPairs");
-        /* run starts: offs[0..B+1] = exclusive scan of counts[0..B] (B + 2 entries with the total) */
-        tb = ws->cub_bytes;
-        CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->counts, ws->offs, (int)B + 2, st),
-           "cub::DeviceScan::ExclusiveSum (offsets)");
+        uint32_t *counts = w & 1 && pipe ? ws->counts2 : ws->counts, *offs = w & 1 && pipe ? ws->offs2 : ws->offs;
+        if (pipe) {
+            CU(cudaStreamWaitEvent(st, ws->ev_sorted, 0), "cudaStreamWaitEvent (sorted)");
+            kcur = knext, vcur = vnext;
+            if (w + 1 < W) { /* after everything before this window's tree: the buffers it takes are free */
+                uint32_t *v[2], k = 0;
+                for (int i = 0; i < 3; i++)
+                    if (ws->vals[i] != vcur)
+                        v[k++] = ws->vals[i];
+                CU(cudaEventRecord(ws->ev_fork, st), "cudaEventRecord (sort fork)");
+                CU(cudaStreamWaitEvent(ws->st_sort, ws->ev_fork, 0), "cudaStreamWaitEvent (sort fork)");
+                if ((rc = window_sort(ws, w + 1, c, B, n_tail, w & 1 ? ws->counts : ws->counts2,
+                                      w & 1 ? ws->offs : ws->offs2, v[0], v[1], ws->st_sort, &knext, &vnext, err,
+                                      errlen)))
+                    return msm_sort_join(ws, st, rc, err, errlen);
+                CU(cudaEventRecord(ws->ev_sorted, ws->st_sort), "cudaEventRecord (sorted)");
+            }
+        } else if ((rc = window_sort(ws, w, c, B, n_tail, counts, offs, ws->vals[0], ws->vals[1], st, &kcur,
+                                     &vcur, err, errlen))) {
+            return rc;
+        }
         CU(cudaEventRecord(ws->ev[4], st), "cudaEventRecord");
         bool by_tree;
         ec_xyzz<F> *win_buckets = (ec_xyzz<F> *)ws->buckets + (size_t)(w - w0) * B;
-        if ((rc = tree_try<F>(ws, bases, vb.Current(), n_tail, B, win_buckets, st, &by_tree, err, errlen)))
-            return rc;
+        if ((rc = tree_try<F>(ws, bases, vcur, counts, offs, n_tail, B, win_buckets, st, &by_tree, err,
+                              errlen)))
+            return pipe ? msm_sort_join(ws, st, rc, err, errlen) : rc;
         if (!by_tree) {
             k_chunk_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(ws->offs, B, T, ws->item_cnt);
             CU(cudaGetLastError(), "k_chunk_counts launch");
@@ -618,7 +690,7 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
             CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, ws->item_cnt, ws->item_off, (int)B + 2, st),
                "cub::DeviceScan::ExclusiveSum (items)");
             size_t chunks = ceil_div_u(n_tail, T), max_items = chunks + B;
-            k_items<F><<<grid_for(chunks), MSM_THREADS, 0, st>>>(bases, kb.Current(), vb.Current(), ws->offs,
+            k_items<F><<<grid_for(chunks), MSM_THREADS, 0, st>>>(bases, kcur, vcur, ws->offs,
                                                                  ws->item_off, B, T, (ec_xyzz<F> *)ws->items);
             CU(cudaGetLastError(), "k_items launch");
             /* Fold: while a bucket may still hold more than FOLD items (one bucket can hold all the entries:

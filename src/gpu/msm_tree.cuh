@@ -49,6 +49,9 @@
 #define MSM_TREE_TOP 64   /* the top level inverts at most this many elements in one thread */
 #define MSM_TREE_LEVELS 8 /* levels at the most (2^31 slots, K = 32) */
 #define MSM_TREE_FINISH_LEN 64 /* the XYZZ end only when no key holds more elements than this */
+#define MSM_TREE_MAX_PARTS 8    /* batches a round may be cut into */
+#define MSM_TREE_PARTS 2        /* the default cut (msm_tree::parts) */
+#define MSM_TREE_SPLIT_MIN ((size_t)1 << 22) /* rounds of at least this many slots are cut */
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -147,8 +150,10 @@ struct tree_src {
     const uint32_t *slot_src; /* when set: slot o's first element, bit 31 = it has a partner */
     unsigned B;
     g1_affine_t *next;
+    size_t o0; /* the batch's first slot in the round (a round cut into parts) */
     __device__ size_t src_of(size_t o, bool &has_q) const
     {
+        o += o0;
         if (slot_src) {
             uint32_t v = slot_src[o];
             has_q = v >> 31;
@@ -193,8 +198,8 @@ struct tree_src {
     }
     __device__ void store(size_t o, const g1_affine_t &r) const
     {
-        fp_store(&next[o].x, r.x);
-        fp_store(&next[o].y, r.y);
+        fp_store(&next[o0 + o].x, r.x);
+        fp_store(&next[o0 + o].y, r.y);
     }
 };
 
@@ -441,32 +446,54 @@ static inline int tree_levels_alloc(msm_tree_levels *L, size_t cap, int K, bool 
     return CUZK_OK;
 }
 
-/* One batch of n slots (1 <= n <= the levels' capacity) on st; level 0's running products go to
- * pre0[i·ps]. */
+/* Where a batch's chain of small kernels runs (the levels, the one-thread inversion, the walk back: latency,
+ * not throughput): on a stream of the highest priority, so that its few blocks are dispatched ahead of
+ * any large kernel beside it (another batch's gathers or additions, B2), between two events. */
+struct tree_chain {
+    cudaStream_t hi;
+    cudaEvent_t pre_done, chain_done; /* pre_done: the slots' denominators are read */
+};
+
+/* One batch of n slots (1 <= n <= the levels' capacity) on st, its chain on ch->hi when ch is given;
+ * level 0's running products go to pre0[i·ps]. */
 template <int K, class S>
 static int tree_batch(S src, size_t n, const msm_tree_levels *L, fp_t *pre0, size_t ps, cudaStream_t st,
-                      char *err, size_t errlen)
+                      char *err, size_t errlen, const tree_chain *ch = NULL)
 {
     size_t len[MSM_TREE_LEVELS];
     int top = tree_level_lens(n, K, len);
     if (top >= L->n || n > L->cap[0])
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: a tree batch of %zu slots exceeds its scratch",
                          n);
-    if (top == 0) { /* tiny: the top inverts the denominators themselves */
+    if (top == 0) /* tiny: the top inverts the denominators themselves */
         k_tree_pre<1, S><<<grid_for(n), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->tot[0]);
-        k_tree_top<<<1, 32, 0, st>>>(L->tot[0], (unsigned)n, L->inv[0]);
-        k_tree_final<1, S><<<grid_for(n), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->inv[0]);
-    } else {
+    else
         k_tree_pre<K, S><<<grid_for(len[1]), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->tot[0]);
-        for (int l = 1; l < top; l++)
-            k_tree_pre<K, elems_src><<<grid_for(len[l + 1]), MSM_THREADS, 0, st>>>(
-                elems_src{L->tot[l - 1]}, len[l], L->pre[l], 1, L->tot[l]);
-        k_tree_top<<<1, 32, 0, st>>>(L->tot[top - 1], (unsigned)len[top], L->inv[top]);
-        for (int l = top - 1; l >= 1; l--)
-            k_tree_back<K><<<grid_for(len[l + 1]), MSM_THREADS, 0, st>>>(L->tot[l - 1], L->pre[l],
-                                                                         L->inv[l + 1], len[l], L->inv[l]);
-        k_tree_final<K, S><<<grid_for(len[1]), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->inv[1]);
+    cudaStream_t cs = st;
+    if (ch) {
+        CU(cudaEventRecord(ch->pre_done, st), "cudaEventRecord (tree chain)");
+        CU(cudaStreamWaitEvent(ch->hi, ch->pre_done, 0), "cudaStreamWaitEvent (tree chain)");
+        cs = ch->hi;
     }
+    if (top == 0) {
+        k_tree_top<<<1, 32, 0, cs>>>(L->tot[0], (unsigned)n, L->inv[0]);
+    } else {
+        for (int l = 1; l < top; l++)
+            k_tree_pre<K, elems_src><<<grid_for(len[l + 1]), MSM_THREADS, 0, cs>>>(
+                elems_src{L->tot[l - 1]}, len[l], L->pre[l], 1, L->tot[l]);
+        k_tree_top<<<1, 32, 0, cs>>>(L->tot[top - 1], (unsigned)len[top], L->inv[top]);
+        for (int l = top - 1; l >= 1; l--)
+            k_tree_back<K><<<grid_for(len[l + 1]), MSM_THREADS, 0, cs>>>(L->tot[l - 1], L->pre[l],
+                                                                         L->inv[l + 1], len[l], L->inv[l]);
+    }
+    if (ch) {
+        CU(cudaEventRecord(ch->chain_done, ch->hi), "cudaEventRecord (tree chain)");
+        CU(cudaStreamWaitEvent(st, ch->chain_done, 0), "cudaStreamWaitEvent (tree chain)");
+    }
+    if (top == 0)
+        k_tree_final<1, S><<<grid_for(n), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->inv[0]);
+    else
+        k_tree_final<K, S><<<grid_for(len[1]), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->inv[1]);
     CU(cudaGetLastError(), "msm tree batch launch");
     return CUZK_OK;
 }
@@ -483,9 +510,30 @@ struct msm_tree {
     uint32_t *cnt[2], *off[2]; /* B_max + 2 each */
     uint32_t *max_d;           /* the most elements a key holds this round */
     uint32_t *total_h;         /* pinned: the next round's slots, then max_d */
+    void *scan_tmp;            /* CUB's scratch for the rounds' scans (the workspace's own serves the sorts,
+                                * which run beside the tree) */
+    size_t scan_bytes;
     bool trace;                /* CUZK_MSM_TREE_TRACE set: every window's rounds on stderr */
     msm_tree_levels L;
+    /* A round of at least split_min slots is cut into `parts` batches, issued alternately on the caller's
+     * stream (levels L) and the tree's own (st2, levels L2), each batch starting once the one before it
+     * has read its denominators: one batch's gathers run beside the other's inversion and additions,
+     * and the batches' fixed costs (one-thread inversion, short level chains) beside each other's work. */
+    unsigned parts;
+    size_t split_min;
+    cudaStream_t st2;
+    cudaEvent_t ev_fork, ev_join, ev_pre[MSM_TREE_MAX_PARTS], ev_chain[MSM_TREE_MAX_PARTS];
+    cudaStream_t hi[2]; /* the batches' chains (struct tree_chain), by the parity of their part */
+    msm_tree_levels L2;
 };
+
+/* CUB's scratch for a scan of B_max + 2 counts. */
+static inline size_t msm_tree_scan_bytes(size_t B_max)
+{
+    size_t b = 0;
+    cub::DeviceScan::ExclusiveSum(NULL, b, (const uint32_t *)NULL, (uint32_t *)NULL, (int)B_max + 2);
+    return b ? b : 1;
+}
 
 static inline size_t msm_tree_cap(size_t n_max, size_t B_max)
 {
@@ -505,21 +553,36 @@ static inline size_t msm_tree_region_bytes(size_t n_max, size_t B_max)
 static inline size_t msm_tree_rest_bytes(size_t n_max, size_t B_max)
 {
     size_t cap = msm_tree_cap(n_max, B_max);
-    return (cap / 2 + B_max) * sizeof(g1_affine_t) + 4 * (B_max + 2) * 4 +
-           tree_levels_bytes(cap, MSM_TREE_K, false);
+    return (cap / 2 + B_max) * sizeof(g1_affine_t) + 4 * (B_max + 2) * 4 + msm_tree_scan_bytes(B_max) +
+           tree_levels_bytes(cap, MSM_TREE_K, false) + tree_levels_bytes((cap + 1) / 2, MSM_TREE_K, false);
 }
 
 static inline void msm_tree_free(msm_tree *t)
 {
     if (!t)
         return;
-    void *ptrs[] = {t->own, t->list[1], t->cnt[0], t->cnt[1], t->off[0], t->off[1], t->max_d};
+    void *ptrs[] = {t->own, t->list[1], t->cnt[0], t->cnt[1], t->off[0], t->off[1], t->max_d, t->scan_tmp};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
     if (t->total_h)
         cudaFreeHost(t->total_h);
     tree_levels_free(&t->L);
+    tree_levels_free(&t->L2);
+    cudaEvent_t evs[] = {t->ev_fork, t->ev_join};
+    for (int i = 0; i < 2; i++)
+        if (evs[i])
+            cudaEventDestroy(evs[i]);
+    for (int i = 0; i < MSM_TREE_MAX_PARTS; i++) {
+        if (t->ev_pre[i])
+            cudaEventDestroy(t->ev_pre[i]);
+        if (t->ev_chain[i])
+            cudaEventDestroy(t->ev_chain[i]);
+    }
+    cudaStream_t sts[] = {t->st2, t->hi[0], t->hi[1]};
+    for (int i = 0; i < 3; i++)
+        if (sts[i])
+            cudaStreamDestroy(sts[i]);
     free(t);
 }
 
@@ -533,6 +596,7 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
     if (!t)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu msm: out of host memory");
     t->cap = msm_tree_cap(n_max, B_max);
+    t->scan_bytes = msm_tree_scan_bytes(B_max);
     t->list_len[0] = t->cap;
     t->list_len[1] = t->cap / 2 + B_max;
     size_t region = msm_tree_region_bytes(n_max, B_max);
@@ -548,6 +612,7 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
         {(void **)&t->off[0], (B_max + 2) * 4},
         {(void **)&t->off[1], (B_max + 2) * 4},
         {(void **)&t->max_d, 4},
+        {&t->scan_tmp, msm_tree_scan_bytes(B_max)},
     };
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
         if (!allocs[i].bytes)
@@ -571,12 +636,72 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
         return cuda_fail(err, errlen, "cudaMallocHost of the msm tree", e);
     }
     int rc = tree_levels_alloc(&t->L, t->cap, MSM_TREE_K, false, err, errlen);
+    if (rc == CUZK_OK)
+        rc = tree_levels_alloc(&t->L2, (t->cap + 1) / 2, MSM_TREE_K, false, err, errlen);
     if (rc) {
         msm_tree_free(t);
         return rc;
     }
+    int least = 0, greatest = 0;
+    e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&t->st2, cudaStreamNonBlocking);
+    for (int i = 0; e == cudaSuccess && i < 2; i++)
+        e = cudaStreamCreateWithPriority(&t->hi[i], cudaStreamNonBlocking, greatest);
+    cudaEvent_t *evs[2 + 2 * MSM_TREE_MAX_PARTS] = {&t->ev_fork, &t->ev_join};
+    for (int i = 0; i < MSM_TREE_MAX_PARTS; i++)
+        evs[2 + 2 * i] = &t->ev_pre[i], evs[3 + 2 * i] = &t->ev_chain[i];
+    for (int i = 0; e == cudaSuccess && i < 2 + 2 * MSM_TREE_MAX_PARTS; i++)
+        e = cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        msm_tree_free(t);
+        return cuda_fail(err, errlen, "the msm tree's stream and events", e);
+    }
+    const char *parts = getenv("CUZK_MSM_TREE_PARTS");
+    t->parts = parts && atoi(parts) >= 1 && atoi(parts) <= MSM_TREE_MAX_PARTS ? (unsigned)atoi(parts)
+                                                                                : MSM_TREE_PARTS;
+    t->split_min = MSM_TREE_SPLIT_MIN;
     *out = t;
     return CUZK_OK;
+}
+
+/* One round of n slots: one batch, or `parts` batches pipelined over two streams (struct msm_tree). */
+static inline int tree_round(msm_tree *t, tree_src src, size_t n, fp_t *pre, cudaStream_t st, char *err,
+                             size_t errlen)
+{
+    unsigned P = t->parts;
+    if (P < 2 || n < t->split_min || n < P) {
+        tree_chain ch = {t->hi[0], t->ev_pre[0], t->ev_chain[0]};
+        return tree_batch<MSM_TREE_K>(src, n, &t->L, pre, 1, st, err, errlen, &ch);
+    }
+    size_t per = (n + P - 1) / P; /* at most ceil(cap / 2): L2's capacity */
+    CU(cudaEventRecord(t->ev_fork, st), "cudaEventRecord (tree fork)");
+    CU(cudaStreamWaitEvent(t->st2, t->ev_fork, 0), "cudaStreamWaitEvent (tree fork)");
+    int rc = CUZK_OK;
+    for (unsigned p = 0; p < P && rc == CUZK_OK; p++) {
+        size_t o0 = p * per;
+        if (o0 >= n)
+            break;
+        cudaStream_t s = p & 1 ? t->st2 : st;
+        cudaError_t e = p ? cudaStreamWaitEvent(s, t->ev_pre[p - 1], 0) : cudaSuccess;
+        if (e != cudaSuccess) {
+            rc = cuda_fail(err, errlen, "cudaStreamWaitEvent (tree part)", e);
+            break;
+        }
+        tree_src part = src;
+        part.o0 = o0;
+        tree_chain ch = {t->hi[p & 1], t->ev_pre[p], t->ev_chain[p]};
+        rc = tree_batch<MSM_TREE_K>(part, n - o0 < per ? n - o0 : per, p & 1 ? &t->L2 : &t->L, pre + o0, 1, s,
+                                    err, errlen, &ch);
+    }
+    /* joined whatever happened: nothing of this round may still run on st2 once st moves on */
+    cudaError_t e = cudaEventRecord(t->ev_join, t->st2);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(st, t->ev_join, 0);
+    if (e != cudaSuccess && rc == CUZK_OK)
+        rc = cuda_fail(err, errlen, "the msm tree's join", e);
+    return rc;
 }
 
 /* Buckets[0 .. B) of one window from its sorted entries: vals (base index | sign << 31), counts[k] and
@@ -584,17 +709,16 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
  * round would have fewer than `finish` slots. Synchronizes st once per round (the next round's size). */
 static inline int msm_tree_window(msm_tree *t, const g1_affine_t *bases, const uint32_t *vals,
                                   const uint32_t *counts, const uint32_t *offs, unsigned B, size_t finish,
-                                  void *cub_tmp, size_t cub_bytes, g1_xyzz_t *buckets, cudaStream_t st,
-                                  char *err, size_t errlen)
+                                  g1_xyzz_t *buckets, cudaStream_t st, char *err, size_t errlen)
 {
     CU(cudaMemsetAsync(buckets, 0, (size_t)B * sizeof *buckets, st), "cudaMemsetAsync (tree buckets)");
-    tree_src src = {bases, vals, NULL, offs, counts, NULL, NULL, B, NULL};
+    tree_src src = {bases, vals, NULL, offs, counts, NULL, NULL, B, NULL, 0};
     for (int side = 0, round = 0;; side ^= 1, round++) {
         CU(cudaMemsetAsync(t->max_d, 0, 4, st), "cudaMemsetAsync (tree round)");
         k_tree_next<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(src, B, 1, B, t->cnt[side], buckets, t->max_d);
         CU(cudaGetLastError(), "k_tree_next launch");
-        size_t tb = cub_bytes;
-        CU(cub::DeviceScan::ExclusiveSum(cub_tmp, tb, t->cnt[side], t->off[side], (int)B + 2, st),
+        size_t tb = t->scan_bytes;
+        CU(cub::DeviceScan::ExclusiveSum(t->scan_tmp, tb, t->cnt[side], t->off[side], (int)B + 2, st),
            "cub::DeviceScan::ExclusiveSum (tree)");
         CU(cudaMemcpyAsync(t->total_h, t->off[side] + B + 1, 4, cudaMemcpyDeviceToHost, st),
            "cudaMemcpyAsync (tree round)");
@@ -621,7 +745,7 @@ static inline int msm_tree_window(msm_tree *t, const g1_affine_t *bases, const u
         src.next_off = t->off[side];
         src.next = t->list[side];
         fp_t *pre = src.vals ? (fp_t *)t->list[1] : t->pre_hi;
-        int rc = tree_batch<MSM_TREE_K>(src, n, &t->L, pre, 1, st, err, errlen);
+        int rc = tree_round(t, src, n, pre, st, err, errlen);
         if (rc)
             return rc;
         /* the next round reads what this one wrote */

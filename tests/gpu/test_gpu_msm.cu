@@ -16,6 +16,8 @@
  *                                 LG <= 24) below r; median of 5 after a
  *                                 warm-up; each size's last result checked
  *                                 against the closed form below
+ *   test_gpu_msm bench-tree LG    G1 at 2^LG - 1 scalars below r, c = 20, the
+ *                                 tree's rounds cut into 1, 2, 3 and 4 parts
  *   test_gpu_msm bench-c LG [g2]  G1 (or G2) at 2^LG - 1 and 2^LG scalars below
  *                                 r: the library's window width, then every c
  *                                 from max(4, LG - 10) to 20 with work items and
@@ -312,7 +314,7 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
  * a lent region, poisoned first (and a region one byte too small is refused for the workspace's own). */
 template <int G>
 static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0, size_t tree_finish = 0,
-                        bool lend = false)
+                        bool lend = false, unsigned parts = 0)
 {
     typedef grp<G> T;
     size_t nmax = 0;
@@ -336,6 +338,8 @@ static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0,
     }
     if (tree_min)
         cuzk_gpu_msm_set_tree(ws, tree_min, tree_finish);
+    if (parts) /* every round cut, however small */
+        cuzk_gpu_msm_set_tree_parts(ws, parts, 1);
     typename T::A *b = (typename T::A *)malloc(nmax * sizeof *b), *db;
     cuzk_fr *k = (cuzk_fr *)malloc(nmax * sizeof *k), *dk;
     CUDA_OK(cudaMalloc((void **)&db, nmax * sizeof *b));
@@ -438,6 +442,12 @@ static int cmd_check(void)
     printf("G1 checks with the tree to the end done (%.1f s)\n", now_s() - t0);
     check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 256, true);
     printf("G1 checks with the tree ended early, its lists lent, done (%.1f s)\n", now_s() - t0);
+    /* every round cut into batches over two streams: 3 parts (two on the caller's stream) to the end, 2
+     * parts ended early with lent lists, 1 part (uncut) */
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 0, false, 3);
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 256, true, 2);
+    check_group<1>(g1_sizes, sizeof g1_sizes / sizeof g1_sizes[0], 1, 0, false, 1);
+    printf("G1 checks with the tree's rounds cut into 3, 2 and 1 parts done (%.1f s)\n", now_s() - t0);
     check_group<2>(g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0]);
     printf("G2 checks done (%.1f s)\n", now_s() - t0);
     return test_finish("test_gpu_msm check");
@@ -643,6 +653,32 @@ template <int G> static int cmd_bench_c(unsigned lg)
     return test_finish("test_gpu_msm bench-c");
 }
 
+/* The tree's rounds cut into 1..4 parts (docs/design/020, tenth session): G1 at 2^lg - 1 scalars below r
+ * (MSM H's shape), c = 20, the tree from its default size; median of 3 after a warm-up, each checked
+ * against the closed form. */
+static int cmd_bench_tree(unsigned lg)
+{
+    bench_in<1> in;
+    bench_in_make<1>(in, lg);
+    size_t m = in.n - 1;
+    make_scalars(in.k, in.n, SH_FULL);
+    CUDA_OK(h2d(in.dk, in.k, in.n * sizeof *in.k, g_stream));
+    grp<1>::J want;
+    oracle<1>(&want, in.k, m, &in.a);
+    printf("| n | c | parts | median ms | digits+sort | accumulate | reduce |\n|---|---|---|---|---|---|---|\n");
+    for (unsigned parts = 1; parts <= 4; parts++) {
+        cuzk_gpu_msm_set_tree_parts(in.ws, parts, 0);
+        cuzk_gpu_msm_stats st;
+        float t = bench_c_run<1>(in.db, in.dk, m, in.ws, 20, &want, &st);
+        printf("| %zu | %u | %u | %.1f | %.1f | %.1f | %.1f |\n", m, st.window, parts, t, st.ms_digits_sort,
+               st.ms_accumulate, st.ms_reduce);
+        fflush(stdout);
+    }
+    cuzk_gpu_msm_set_tree_parts(in.ws, 0, 0);
+    bench_in_free<1>(in);
+    return test_finish("test_gpu_msm bench-tree");
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "check";
@@ -654,11 +690,13 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0)
         rc = cmd_bench(argc - 2, argv + 2);
+    else if (strcmp(cmd, "bench-tree") == 0 && argc == 3 && atoi(argv[2]) >= 23 && atoi(argv[2]) <= 28)
+        rc = cmd_bench_tree((unsigned)atoi(argv[2]));
     else if (strcmp(cmd, "bench-c") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "g2") == 0)) &&
              atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
         rc = argc == 4 ? cmd_bench_c<2>((unsigned)atoi(argv[2])) : cmd_bench_c<1>((unsigned)atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-c LG (12..28) [g2]\n");
+        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-tree LG (23..28) | bench-c LG (12..28) [g2]\n");
         rc = 2;
     }
     cudaStreamDestroy(g_stream);
