@@ -826,6 +826,40 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         free(pvk);
     }
 
+    /* Density bitmaps handed in (the engine scans them once per key), with their counts or without: the
+     * same proof. A bitmap that disagrees with the counts handed in with it is refused, not overrun. */
+    {
+        size_t wa = (cs.n_aux + 63) / 64 + 1, wi = (cs.n_inputs + 63) / 64 + 1;
+        uint64_t *da = calloc(wa, 8), *dbi = calloc(wi, 8), *dba = calloc(wa, 8);
+        CHECK(cuzk_cs_density(&cs, da, dbi, dba) == CUZK_OK, "%s: density", what);
+        cuzk_prove_opts o = {.density = {da, dbi, dba}};
+        rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the density bitmaps: %s", what, err);
+        o.density_counted = true;
+        o.density_pop[0] = cuzk_cs_density_count(da, cs.n_aux);
+        o.density_pop[1] = cuzk_cs_density_count(dbi, cs.n_inputs);
+        o.density_pop[2] = cuzk_cs_density_count(dba, cs.n_aux);
+        rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the bitmaps and their counts: %s", what, err);
+        size_t j = cs.n_aux;
+        for (size_t i = 0; i < cs.n_aux && j == cs.n_aux; i++)
+            if (!((da[i / 64] >> (i % 64)) & 1))
+                j = i; /* an aux variable outside A */
+        if (j < cs.n_aux) {
+            da[j / 64] |= UINT64_C(1) << (j % 64);
+            err[0] = 0;
+            rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
+            CHECK(rc == CUZK_EINVAL && strstr(err, "density bitmaps"),
+                  "%s: a bitmap with one more bit than its count: rc %d (%s)", what, rc, err);
+            o.density_counted = false;
+            rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
+            CHECK(rc == CUZK_EINVAL, "%s: a bitmap with one more bit, counted here: rc %d", what, rc);
+        }
+        free(da);
+        free(dbi);
+        free(dba);
+    }
+
     /* Evaluations handed in (the engine's synthesis computes them): the same proof; a wrong evaluation is
      * caught by the witness check at its row (the check applies to what was handed in), and without the
      * check by the verification. */

@@ -103,6 +103,9 @@ int64_t cuzk_cs_check(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool *pool);
  * pointer may be NULL to skip that bitmap. Returns CUZK_ENOMEM if a row's scratch cannot be allocated. */
 int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux);
 
+/* The set bits among the first n of a bitmap laid out as above (bits past n are not counted). */
+size_t cuzk_cs_density_count(const uint64_t *bits, size_t n);
+
 /* Builds a random satisfiable circuit with n_inputs >= 1 inputs (ONE included), n_aux aux variables and
  * n_constraints rows into *cs (zeroed first; free with cuzk_cs_free; plain form) and its witness into z
  * (caller owned, n_inputs + n_aux values, z[0] = 1). Every aux variable is constrained: aux j has a

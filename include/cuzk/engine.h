@@ -86,6 +86,7 @@ typedef struct cuzk_engine_part {
     const cuzk_fr *z; /* n_z = n_inputs + n_aux witness values (z[0] = 1); valid until post returns */
     size_t n_z;
     const uint64_t *density[3]; /* cs's density bitmaps (cuzk_cs_density), computed once per key */
+    size_t density_pop[3];      /* their popcounts (over n_aux, n_inputs, n_aux bits), counted with them */
     const cuzk_fr *a, *b, *c;   /* n_abc = cs->n_constraints values each; valid in pre and device only.
                                    NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;

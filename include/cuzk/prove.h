@@ -71,6 +71,10 @@ typedef struct {
      * when the caller keeps them (the engine, once per key): used instead of a scan of the matrices per
      * proof. All three or none (NULL). */
     const uint64_t *density[3];
+    /* With density: the bitmaps' popcounts (over n_aux, n_inputs and n_aux bits), counted once with them,
+     * when density_counted is set; otherwise each proof counts them (a scan of the bitmaps). */
+    size_t density_pop[3];
+    bool density_counted;
 } cuzk_prove_opts;
 
 /* bellperson convention: proves cs with witness z (n_inputs + n_aux values, z[0] = 1) under pk; r, s NULL

@@ -52,7 +52,8 @@ static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
         opts.flags |= CUZK_PROVE_NO_CHECK;
     }
     for (int i = 0; i < 3; i++)
-        opts.density[i] = p->density[i]; /* the key's, scanned once */
+        opts.density[i] = p->density[i], opts.density_pop[i] = p->density_pop[i]; /* the key's, once */
+    opts.density_counted = true;
     cuzk_engine_stage(p, "prove", false);
     int rc = cuzk_groth16_prove_ex(&p->proof, p->pk, p->cs, p->z, &p->r, &p->s, &opts, (cuzk_pool *)state,
                                    err, errlen);

@@ -104,6 +104,7 @@ struct cuzk_engine_key {
     const cuzk_cs *cs;
     cuzk_groth16_pvk pvk;
     uint64_t *density[3]; /* cs's a_aux, b_input, b_aux bitmaps, scanned once here for every proof */
+    size_t density_pop[3]; /* and their popcounts, so that no partition counts them under a device lock */
     uint64_t key_bytes, ws1, ws2;
     size_t n_z, n_abc;
     uint32_t jobs; /* unfinished jobs using it */
@@ -543,7 +544,7 @@ static void *dispatcher_main(void *arg)
         s->p.cs = j->key->cs;
         s->p.pvk = &j->key->pvk;
         for (int i = 0; i < 3; i++)
-            s->p.density[i] = j->key->density[i];
+            s->p.density[i] = j->key->density[i], s->p.density_pop[i] = j->key->density_pop[i];
         s->p.n_z = j->key->n_z;
         s->p.n_abc = j->key->n_abc;
         s->p.dev = -1;
@@ -1193,6 +1194,9 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
         free(k);
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "engine: out of memory for the key's density bitmaps");
     }
+    size_t bits[3] = {cs->n_aux, cs->n_inputs, cs->n_aux};
+    for (int i = 0; i < 3; i++)
+        k->density_pop[i] = cuzk_cs_density_count(k->density[i], bits[i]);
     k->e = e;
     k->pk = pk;
     k->cs = cs;

@@ -187,14 +187,20 @@ static int gpu_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_
 /* The prover's device stages (CUDA events) as kernel stages nested in "prove", so the TIMELINE report
  * gives each its p50/p95: upload .. msm_b1 one after the other from the device's start, msm_b2 beside
  * them. They are placed by the host time the prover saw the device finish (t.end_us), and kept within
- * the call (t0 on). */
-static void device_stages(cuzk_engine_part *p, const cuzk_gpu_prover *pr, int64_t t0)
+ * the call (t0 .. t1). The host's own share of the call goes beside them: host_pre from the call's start
+ * to the device's (shape checks, density counts), host_post from the device's end to the return (the
+ * epilogue). */
+static void device_stages(cuzk_engine_part *p, const cuzk_gpu_prover *pr, int64_t t0, int64_t t1)
 {
     cuzk_gpu_prove_times t;
     cuzk_gpu_prover_times(pr, &t);
     int64_t start = t.end_us - (int64_t)(t.total * 1000.0f);
     if (start < t0)
         start = t0;
+    if (start > t0)
+        cuzk_engine_stage_span(p, "host_pre", t0, start);
+    if (t1 > t.end_us && t.end_us >= t0)
+        cuzk_engine_stage_span(p, "host_post", t.end_us, t1);
     const struct {
         const char *name;
         float ms;
@@ -233,14 +239,16 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
     }
     for (int i = 0; i < 3; i++)
-        opts.density[i] = p->density[i]; /* the key's, scanned once */
+        opts.density[i] = p->density[i], opts.density_pop[i] = p->density_pop[i]; /* the key's, once */
+    opts.density_counted = true;
     cuzk_engine_stage(p, "prove", false);
     int64_t t0 = cuzk_timeline_clock_us();
     rc = cuzk_gpu_groth16_prove(&p->proof, p->pk, gpk, pr, gcs, p->cs, p->z, &p->r, &p->s, &opts, w->pool,
                                 err, errlen);
+    int64_t t1 = cuzk_timeline_clock_us();
     cuzk_engine_stage(p, "prove", true);
     if (rc == CUZK_OK)
-        device_stages(p, pr, t0);
+        device_stages(p, pr, t0, t1);
     return rc;
 }
 

@@ -409,6 +409,16 @@ static uint64_t longest_row(const cuzk_csr *m, size_t rows)
     return best;
 }
 
+size_t cuzk_cs_density_count(const uint64_t *bits, size_t n)
+{
+    size_t c = 0;
+    for (size_t w = 0; w < n / 64; w++)
+        c += (size_t)__builtin_popcountll(bits[w]);
+    if (n % 64)
+        c += (size_t)__builtin_popcountll(bits[n / 64] & ((UINT64_C(1) << (n % 64)) - 1));
+    return c;
+}
+
 int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux)
 {
     size_t wi = (cs->n_inputs + 63) / 64, wa = (cs->n_aux + 63) / 64;

@@ -38,14 +38,6 @@
 #include "cuzk/ntt.h"
 #include "groth16/prove_common.h"
 
-static size_t popcount(const uint64_t *bits, size_t n)
-{
-    size_t c = 0;
-    for (size_t w = 0; w < (n + 63) / 64; w++)
-        c += (size_t)__builtin_popcountll(bits[w]);
-    return c;
-}
-
 static bool bit(const uint64_t *bits, size_t i)
 {
     return (bits[i / 64] >> (i % 64)) & 1;
@@ -272,6 +264,12 @@ static int gather_scalars(work *w, const cuzk_cs *cs, const cuzk_fr *z, size_t n
         off[2 * t] = ka, off[2 * t + 1] = kb;
         ka += ca, kb += cb;
     }
+    if (ka != n_a || kb != n_b) { /* bitmaps that disagree with the counts the shape was checked with */
+        free(off);
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "prove: the density bitmaps select %zu A and %zu B scalars, the key has %zu and %zu", ka,
+                         kb, n_a, n_b);
+    }
     cuzk_pool_run(pool, blocks, gather_fill_task, &x);
     free(off);
     return CUZK_OK;
@@ -329,8 +327,11 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
         }
         w.ua = w.da, w.ubi = w.dbi, w.uba = w.dba;
     }
-    size_t pop_a = popcount(w.ua, cs->n_aux), pop_bi = popcount(w.ubi, cs->n_inputs),
-           pop_ba = popcount(w.uba, cs->n_aux);
+    /* counted once by the caller with its bitmaps (the engine, per key), or here */
+    bool counted = opts->density_counted && w.ua == opts->density[0];
+    size_t pop_a = counted ? opts->density_pop[0] : cuzk_cs_density_count(w.ua, cs->n_aux),
+           pop_bi = counted ? opts->density_pop[1] : cuzk_cs_density_count(w.ubi, cs->n_inputs),
+           pop_ba = counted ? opts->density_pop[2] : cuzk_cs_density_count(w.uba, cs->n_aux);
     /* the caller's evaluations go to the accel as they are (no padded copies) when it takes them */
     bool rows = accel->rows_ok && opts->abc[0] && opts->abc[1] && opts->abc[2];
     bool dev = accel->evals; /* the accel evaluates, checks and gathers */
