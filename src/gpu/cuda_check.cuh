@@ -27,6 +27,20 @@ static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaErro
                      GPU_MODULE ": %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/* `into` waits for everything issued on `from` so far (through ev, recorded on from), also on an error
+ * path, so that no work of a side stream outlives its caller's; returns rc, or the join's own failure
+ * when rc is CUZK_OK. */
+static inline int cuda_join(cudaStream_t from, cudaEvent_t ev, cudaStream_t into, int rc, const char *what,
+                            char *err, size_t errlen)
+{
+    cudaError_t e = cudaEventRecord(ev, from);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(into, ev, 0);
+    if (e != cudaSuccess && rc == CUZK_OK)
+        rc = cuda_fail(err, errlen, what, e);
+    return rc;
+}
+
 #define CU(call, what)                                                                                       \
     do {                                                                                                     \
         cudaError_t e_ = (call);                                                                             \

@@ -198,16 +198,6 @@ static size_t mat_bytes(const cuzk_csr *m, size_t nc)
     return (nc + 1) * 4 + m->nnz * 4 + coef;
 }
 
-static size_t popcount_bits(const uint64_t *bits, size_t n)
-{
-    size_t c = 0;
-    for (size_t w = 0; w < n / 64; w++)
-        c += (size_t)__builtin_popcountll(bits[w]);
-    if (n % 64)
-        c += (size_t)__builtin_popcountll(bits[n / 64] & ((UINT64_C(1) << (n % 64)) - 1));
-    return c;
-}
-
 static bool bit_at(const uint64_t *bits, size_t i)
 {
     return (bits[i / 64] >> (i % 64)) & 1;
@@ -289,8 +279,8 @@ static int mat_load(eval_mat *d, const cuzk_csr *m, size_t nc, const char *name,
 static int lists_load(cuzk_gpu_cs *g, const uint64_t *const dens[3], char *err, size_t errlen)
 {
     size_t ni = g->ni, na = g->n_aux;
-    g->n_a = ni + popcount_bits(dens[0], na);
-    g->n_b = popcount_bits(dens[1], ni) + popcount_bits(dens[2], na);
+    g->n_a = ni + cuzk_cs_density_count(dens[0], na);
+    g->n_b = cuzk_cs_density_count(dens[1], ni) + cuzk_cs_density_count(dens[2], na);
     if (ni + na > UINT32_MAX)
         return cuzk_fail(err, errlen, CUZK_ERANGE, GPU_MODULE ": %zu variables exceed 2^32 - 1", ni + na);
     uint32_t *ia = (uint32_t *)malloc((g->n_a ? g->n_a : 1) * sizeof *ia);

@@ -546,12 +546,7 @@ static int window_sort(cuzk_gpu_msm *ws, unsigned w, unsigned c, unsigned B, uin
  * returns rc. */
 static int msm_sort_join(cuzk_gpu_msm *ws, cudaStream_t st, int rc, char *err, size_t errlen)
 {
-    cudaError_t e = cudaEventRecord(ws->ev_join, ws->st_sort);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(st, ws->ev_join, 0);
-    if (e != cudaSuccess && rc == CUZK_OK)
-        rc = cuda_fail(err, errlen, "the msm sort stream's join", e);
-    return rc;
+    return cuda_join(ws->st_sort, ws->ev_join, st, rc, "the msm sort stream's join", err, errlen);
 }
 
 /* One window's buckets by the batch-affine tree, when it applies (a G1 workspace, at least tree_min
@@ -646,8 +641,8 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     bool pipe = tree_takes<F>(ws, n_tail) && W > 1;
     uint32_t *kcur = NULL, *vcur = NULL, *vnext = NULL, *knext = NULL;
     if (pipe) {
-        CU(cudaEventRecord(ws->ev_fork, st), "cudaEventRecord (sort fork)");
-        CU(cudaStreamWaitEvent(ws->st_sort, ws->ev_fork, 0), "cudaStreamWaitEvent (sort fork)");
+        if ((rc = cuda_join(st, ws->ev_fork, ws->st_sort, CUZK_OK, "the msm sort stream's fork", err, errlen)))
+            return rc;
         if ((rc = window_sort(ws, 0, c, B, n_tail, ws->counts, ws->offs, ws->vals[0], ws->vals[1], ws->st_sort,
                               &knext, &vnext, err, errlen)))
             return msm_sort_join(ws, st, rc, err, errlen);
@@ -664,8 +659,9 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
                 for (int i = 0; i < 3; i++)
                     if (ws->vals[i] != vcur)
                         v[k++] = ws->vals[i];
-                CU(cudaEventRecord(ws->ev_fork, st), "cudaEventRecord (sort fork)");
-                CU(cudaStreamWaitEvent(ws->st_sort, ws->ev_fork, 0), "cudaStreamWaitEvent (sort fork)");
+                if ((rc = cuda_join(st, ws->ev_fork, ws->st_sort, CUZK_OK, "the msm sort stream's fork", err,
+                                    errlen)))
+                    return msm_sort_join(ws, st, rc, err, errlen);
                 if ((rc = window_sort(ws, w + 1, c, B, n_tail, w & 1 ? ws->counts : ws->counts2,
                                       w & 1 ? ws->offs : ws->offs2, v[0], v[1], ws->st_sort, &knext, &vnext, err,
                                       errlen)))

@@ -469,12 +469,10 @@ static int tree_batch(S src, size_t n, const msm_tree_levels *L, fp_t *pre0, siz
         k_tree_pre<1, S><<<grid_for(n), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->tot[0]);
     else
         k_tree_pre<K, S><<<grid_for(len[1]), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->tot[0]);
-    cudaStream_t cs = st;
-    if (ch) {
-        CU(cudaEventRecord(ch->pre_done, st), "cudaEventRecord (tree chain)");
-        CU(cudaStreamWaitEvent(ch->hi, ch->pre_done, 0), "cudaStreamWaitEvent (tree chain)");
-        cs = ch->hi;
-    }
+    cudaStream_t cs = ch ? ch->hi : st;
+    int rc = ch ? cuda_join(st, ch->pre_done, cs, CUZK_OK, "the msm tree chain's start", err, errlen) : CUZK_OK;
+    if (rc)
+        return rc;
     if (top == 0) {
         k_tree_top<<<1, 32, 0, cs>>>(L->tot[0], (unsigned)n, L->inv[0]);
     } else {
@@ -486,10 +484,8 @@ static int tree_batch(S src, size_t n, const msm_tree_levels *L, fp_t *pre0, siz
             k_tree_back<K><<<grid_for(len[l + 1]), MSM_THREADS, 0, cs>>>(L->tot[l - 1], L->pre[l],
                                                                          L->inv[l + 1], len[l], L->inv[l]);
     }
-    if (ch) {
-        CU(cudaEventRecord(ch->chain_done, ch->hi), "cudaEventRecord (tree chain)");
-        CU(cudaStreamWaitEvent(st, ch->chain_done, 0), "cudaStreamWaitEvent (tree chain)");
-    }
+    if (ch && (rc = cuda_join(cs, ch->chain_done, st, CUZK_OK, "the msm tree chain's end", err, errlen)))
+        return rc;
     if (top == 0)
         k_tree_final<1, S><<<grid_for(n), MSM_THREADS, 0, st>>>(src, n, pre0, ps, L->inv[0]);
     else
@@ -517,8 +513,9 @@ struct msm_tree {
     msm_tree_levels L;
     /* A round of at least split_min slots is cut into `parts` batches, issued alternately on the caller's
      * stream (levels L) and the tree's own (st2, levels L2), each batch starting once the one before it
-     * has read its denominators: one batch's gathers run beside the other's inversion and additions,
-     * and the batches' fixed costs (one-thread inversion, short level chains) beside each other's work. */
+     * has read its denominators, so that one batch's gathers and chain can run beside the other's
+     * additions. Measured on a 2^27 - 1 MSM (docs/design/020, tenth session): 2 parts with the chains at
+     * the highest priority -15 ms, each part beyond the second about +1 ms a round. */
     unsigned parts;
     size_t split_min;
     cudaStream_t st2;
@@ -612,7 +609,7 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
         {(void **)&t->off[0], (B_max + 2) * 4},
         {(void **)&t->off[1], (B_max + 2) * 4},
         {(void **)&t->max_d, 4},
-        {&t->scan_tmp, msm_tree_scan_bytes(B_max)},
+        {&t->scan_tmp, t->scan_bytes},
     };
     for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
         if (!allocs[i].bytes)
@@ -676,9 +673,9 @@ static inline int tree_round(msm_tree *t, tree_src src, size_t n, fp_t *pre, cud
         return tree_batch<MSM_TREE_K>(src, n, &t->L, pre, 1, st, err, errlen, &ch);
     }
     size_t per = (n + P - 1) / P; /* at most ceil(cap / 2): L2's capacity */
-    CU(cudaEventRecord(t->ev_fork, st), "cudaEventRecord (tree fork)");
-    CU(cudaStreamWaitEvent(t->st2, t->ev_fork, 0), "cudaStreamWaitEvent (tree fork)");
-    int rc = CUZK_OK;
+    int rc = cuda_join(st, t->ev_fork, t->st2, CUZK_OK, "the msm tree's fork", err, errlen);
+    if (rc)
+        return rc;
     for (unsigned p = 0; p < P && rc == CUZK_OK; p++) {
         size_t o0 = p * per;
         if (o0 >= n)
@@ -696,12 +693,7 @@ static inline int tree_round(msm_tree *t, tree_src src, size_t n, fp_t *pre, cud
                                     err, errlen, &ch);
     }
     /* joined whatever happened: nothing of this round may still run on st2 once st moves on */
-    cudaError_t e = cudaEventRecord(t->ev_join, t->st2);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(st, t->ev_join, 0);
-    if (e != cudaSuccess && rc == CUZK_OK)
-        rc = cuda_fail(err, errlen, "the msm tree's join", e);
-    return rc;
+    return cuda_join(t->st2, t->ev_join, st, rc, "the msm tree's join", err, errlen);
 }
 
 /* Buckets[0 .. B) of one window from its sorted entries: vals (base index | sign << 31), counts[k] and
