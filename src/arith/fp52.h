@@ -1,0 +1,118 @@
+/*
+ * fp52.h — a Montgomery product on BLS12-381's Fp whose partial products come from double-precision fused
+ * multiply-adds (docs/design/009, tenth session: the FP64 route). Plain C, so that the same code runs on
+ * the host, where it is checked against GMP (tests/test_fp52_gmp.c), before a device build of it is
+ * measured. Not used by the library yet.
+ *
+ * Representation: x = sum x[i]·2^(52 i), i < 8, each limb below 2^52 (416 bits); the Montgomery radix is
+ * R = 2^416 and a product of two values below p is below p.
+ *
+ * One 52 × 52 product, a and b exact doubles (below 2^52):
+ *   h = fma(a, b, 2^104), rounded toward zero: a·b + 2^104 lies in [2^104, 2^105), whose unit in the
+ *       last place is 2^52, so h's mantissa bits are floor(a·b / 2^52);
+ *   s = (2^104 + 2^52) − h, exact (an integer multiple of 2^52 below 2^104 in magnitude);
+ *   l = fma(a, b, s) = (a·b mod 2^52) + 2^52, exact, in [2^52, 2^53), so l's mantissa bits are the low
+ *       half.
+ * Both halves are read as integers from the doubles' bit patterns less a constant (the exponent is the
+ * same for every product), and summed into 64-bit columns: three FP64 operations and two integer
+ * additions a partial product, 128 partial products (a·b and m·p) a Montgomery product.
+ */
+#ifndef CUZK_ARITH_FP52_H
+#define CUZK_ARITH_FP52_H
+
+#include <fenv.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef FP52_FN
+#define FP52_FN static inline
+#endif
+
+#define FP52_LIMBS 8
+#define FP52_MASK ((UINT64_C(1) << 52) - 1)
+
+typedef struct {
+    uint64_t v[FP52_LIMBS];
+} fp52_t;
+
+/* p in 52-bit limbs, least significant first, and -p^-1 mod 2^52. */
+static const uint64_t FP52_P[FP52_LIMBS] = {
+    0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL,
+    0x764774b84f385ULL, 0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL,
+};
+#define FP52_PINV UINT64_C(0x3fffcfffcfffd)
+
+FP52_FN uint64_t fp52_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* The two halves of a·b (a, b < 2^52) as the bits of two doubles: floor(a·b / 2^52) = *hi − FP52_HI_BITS,
+ * a·b mod 2^52 = *lo − FP52_LO_BITS. The caller has set rounding toward zero (fesetround). */
+#define FP52_HI_BITS UINT64_C(0x4670000000000000) /* the bits of 2^104 */
+#define FP52_LO_BITS UINT64_C(0x4330000000000000) /* the bits of 2^52 */
+FP52_FN void fp52_mul_parts(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    double da = (double)a, db = (double)b;
+    double h = fma(da, db, 0x1p104);
+    double s = (0x1p104 + 0x1p52) - h;
+    double l = fma(da, db, s);
+    *hi = fp52_bits(h);
+    *lo = fp52_bits(l);
+}
+
+/* r = a·b·2^-416 mod p for a, b < p. Columns are sums modulo 2^64 (the biases come off once a column);
+ * every true column value stays below 2^58. Rounding toward zero for the duration (the device has an
+ * fma_rz). */
+FP52_FN void fp52_mont_mul(fp52_t *r, const fp52_t *a, const fp52_t *b)
+{
+    int mode = fegetround();
+    fesetround(FE_TOWARDZERO);
+    uint64_t t[2 * FP52_LIMBS];
+    memset(t, 0, sizeof t);
+    for (int i = 0; i < FP52_LIMBS; i++)
+        for (int j = 0; j < FP52_LIMBS; j++) {
+            uint64_t hi, lo;
+            fp52_mul_parts(a->v[i], b->v[j], &hi, &lo);
+            t[i + j] += lo;
+            t[i + j + 1] += hi;
+        }
+    /* column k got one low half from each i + j = k and one high half from each i + j = k - 1 */
+    for (int k = 0; k < 2 * FP52_LIMBS; k++) {
+        uint64_t lo_n = k < FP52_LIMBS ? k + 1 : 2 * FP52_LIMBS - 1 - k;
+        uint64_t hi_n = k == 0 ? 0 : k <= FP52_LIMBS ? k : 2 * FP52_LIMBS - k;
+        t[k] -= lo_n * FP52_LO_BITS + hi_n * FP52_HI_BITS;
+    }
+    /* word by word: m·p makes column i a multiple of 2^52, whose carry moves up */
+    for (int i = 0; i < FP52_LIMBS; i++) {
+        uint64_t m = (t[i] & FP52_MASK) * FP52_PINV & FP52_MASK;
+        for (int j = 0; j < FP52_LIMBS; j++) {
+            uint64_t hi, lo;
+            fp52_mul_parts(m, FP52_P[j], &hi, &lo);
+            t[i + j] += lo - FP52_LO_BITS;
+            t[i + j + 1] += hi - FP52_HI_BITS;
+        }
+        t[i + 1] += t[i] >> 52;
+    }
+    fesetround(mode);
+    /* the upper half in 52-bit limbs (below 2p), then one conditional subtraction of p */
+    uint64_t x[FP52_LIMBS], d[FP52_LIMBS], c = 0, borrow = 0;
+    for (int k = 0; k < FP52_LIMBS; k++) {
+        uint64_t s = t[FP52_LIMBS + k] + c;
+        x[k] = s & FP52_MASK;
+        c = s >> 52;
+    }
+    for (int k = 0; k < FP52_LIMBS; k++) {
+        uint64_t s = x[k] - FP52_P[k] - borrow;
+        d[k] = s & FP52_MASK;
+        borrow = s >> 63; /* x[k] < 2^52: a negative difference wraps to the top */
+    }
+    int ge = c || !borrow; /* x + c·2^416 >= p */
+    for (int k = 0; k < FP52_LIMBS; k++)
+        r->v[k] = ge ? d[k] : x[k];
+}
+
+#endif
