@@ -31,7 +31,8 @@
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
 #       bench-kernels (only when named) the kernel experiments of bench/gpu: batch_affine at 2^$BA_LG
 #                    (default 27; batch-affine additions and bucket trees against the library's
-#                    accumulation, every result checked) and msm_kernels (accumulation variants)
+#                    accumulation, every result checked), msm_kernels (accumulation variants) and
+#                    fp52_rate (the FP64-pipe Fp product against fp.cuh's, results checked on the host)
 #
 # Environment: CUZK_GPU_BUILD (build dir, default build-gpu): when it already
 # holds the four test programs and CUZK_GPU_NOBUILD=1, nothing is rebuilt (a
@@ -87,7 +88,7 @@ if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-
 # cuzkd needs nghttp2 and protobuf-c; where the configure step found them not, the daemon step says so.
 want_daemon=0
 has cli && want_daemon=1
-has bench-kernels && targets+=(batch_affine msm_kernels)
+has bench-kernels && targets+=(batch_affine msm_kernels fp52_rate)
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -173,6 +174,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     fi
     has bench-kernels && run bench-batch-affine "$bdir/batch_affine" "${BA_LG:-27}"
     has bench-kernels && run bench-msm-kernels "$bdir/msm_kernels"
+    has bench-kernels && run bench-fp52 "$bdir/fp52_rate"
     kill "$smi_pid" 2>/dev/null
     wait "$smi_pid" 2>/dev/null
 fi

@@ -61,8 +61,7 @@ int main(void)
         P, "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
         16);
     mpz_init(RINV);
-    fp52_t pp;
-    memcpy(pp.v, FP52_P, sizeof pp.v);
+    fp52_t pp = {FP52_P_LIMBS};
     mpz_t zp;
     mpz_init(zp);
     to_mpz(zp, &pp);

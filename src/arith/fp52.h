@@ -1,8 +1,9 @@
 /*
  * fp52.h — a Montgomery product on BLS12-381's Fp whose partial products come from double-precision fused
  * multiply-adds (docs/design/009, tenth session: the FP64 route). Plain C, so that the same code runs on
- * the host, where it is checked against GMP (tests/test_fp52_gmp.c), before a device build of it is
- * measured. Not used by the library yet.
+ * the host, where it is checked against GMP (tests/test_fp52_gmp.c), and on the device, where
+ * bench/gpu/fp52_rate.cu measures its rate against fp.cuh's product (and checks it against the host's).
+ * Not used by the library yet.
  *
  * Representation: x = sum x[i]·2^(52 i), i < 8, each limb below 2^52 (416 bits); the Montgomery radix is
  * R = 2^416 and a product of two values below p is below p.
@@ -25,7 +26,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef FP52_FN
+#ifdef __CUDACC__
+#define FP52_FN static __host__ __device__ __forceinline__
+#else
 #define FP52_FN static inline
 #endif
 
@@ -36,28 +39,51 @@ typedef struct {
     uint64_t v[FP52_LIMBS];
 } fp52_t;
 
-/* p in 52-bit limbs, least significant first, and -p^-1 mod 2^52. */
-static const uint64_t FP52_P[FP52_LIMBS] = {
-    0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL,
-    0x764774b84f385ULL, 0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL,
-};
+/* p in 52-bit limbs, least significant first (an initializer, so that host and device code each keep
+ * their own copy), and -p^-1 mod 2^52. */
+#define FP52_P_LIMBS                                                                                         \
+    {                                                                                                        \
+        0xeffffffffaaabULL, 0xfeb153ffffb9fULL, 0x6b0f6241eabffULL, 0x12bf6730d2a0fULL, 0x764774b84f385ULL,  \
+            0x1ba7b6434bacdULL, 0x1ea397fe69a4bULL, 0x1a011ULL                                               \
+    }
 #define FP52_PINV UINT64_C(0x3fffcfffcfffd)
 
 FP52_FN uint64_t fp52_bits(double d)
 {
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(d);
+#else
     uint64_t u;
     memcpy(&u, &d, sizeof u);
     return u;
+#endif
+}
+
+/* a < 2^52 as a double, exactly: 2^52 + a has a's bits as its mantissa. */
+FP52_FN double fp52_double(uint64_t a)
+{
+    uint64_t u = a | UINT64_C(0x4330000000000000);
+    double d;
+#ifdef __CUDA_ARCH__
+    d = __longlong_as_double((long long)u);
+#else
+    memcpy(&d, &u, sizeof d);
+#endif
+    return d - 0x1p52;
 }
 
 /* The two halves of a·b (a, b < 2^52) as the bits of two doubles: floor(a·b / 2^52) = *hi − FP52_HI_BITS,
- * a·b mod 2^52 = *lo − FP52_LO_BITS. The caller has set rounding toward zero (fesetround). */
+ * a·b mod 2^52 = *lo − FP52_LO_BITS. On the host the caller has set rounding toward zero (fesetround). */
 #define FP52_HI_BITS UINT64_C(0x4670000000000000) /* the bits of 2^104 */
 #define FP52_LO_BITS UINT64_C(0x4330000000000000) /* the bits of 2^52 */
 FP52_FN void fp52_mul_parts(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
-    double da = (double)a, db = (double)b;
+    double da = fp52_double(a), db = fp52_double(b);
+#ifdef __CUDA_ARCH__
+    double h = __fma_rz(da, db, 0x1p104);
+#else
     double h = fma(da, db, 0x1p104);
+#endif
     double s = (0x1p104 + 0x1p52) - h;
     double l = fma(da, db, s);
     *hi = fp52_bits(h);
@@ -65,14 +91,18 @@ FP52_FN void fp52_mul_parts(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 }
 
 /* r = a·b·2^-416 mod p for a, b < p. Columns are sums modulo 2^64 (the biases come off once a column);
- * every true column value stays below 2^58. Rounding toward zero for the duration (the device has an
- * fma_rz). */
+ * every true column value stays below 2^58. r may be a or b. On the host, rounding toward zero for the
+ * duration (the device's __fma_rz gives it to the one rounded product). */
 FP52_FN void fp52_mont_mul(fp52_t *r, const fp52_t *a, const fp52_t *b)
 {
+#ifndef __CUDA_ARCH__
     int mode = fegetround();
     fesetround(FE_TOWARDZERO);
+#endif
+    const uint64_t P[FP52_LIMBS] = FP52_P_LIMBS;
     uint64_t t[2 * FP52_LIMBS];
-    memset(t, 0, sizeof t);
+    for (int k = 0; k < 2 * FP52_LIMBS; k++)
+        t[k] = 0;
     for (int i = 0; i < FP52_LIMBS; i++)
         for (int j = 0; j < FP52_LIMBS; j++) {
             uint64_t hi, lo;
@@ -91,13 +121,15 @@ FP52_FN void fp52_mont_mul(fp52_t *r, const fp52_t *a, const fp52_t *b)
         uint64_t m = (t[i] & FP52_MASK) * FP52_PINV & FP52_MASK;
         for (int j = 0; j < FP52_LIMBS; j++) {
             uint64_t hi, lo;
-            fp52_mul_parts(m, FP52_P[j], &hi, &lo);
+            fp52_mul_parts(m, P[j], &hi, &lo);
             t[i + j] += lo - FP52_LO_BITS;
             t[i + j + 1] += hi - FP52_HI_BITS;
         }
         t[i + 1] += t[i] >> 52;
     }
+#ifndef __CUDA_ARCH__
     fesetround(mode);
+#endif
     /* the upper half in 52-bit limbs (below 2p), then one conditional subtraction of p */
     uint64_t x[FP52_LIMBS], d[FP52_LIMBS], c = 0, borrow = 0;
     for (int k = 0; k < FP52_LIMBS; k++) {
@@ -106,7 +138,7 @@ FP52_FN void fp52_mont_mul(fp52_t *r, const fp52_t *a, const fp52_t *b)
         c = s >> 52;
     }
     for (int k = 0; k < FP52_LIMBS; k++) {
-        uint64_t s = x[k] - FP52_P[k] - borrow;
+        uint64_t s = x[k] - P[k] - borrow;
         d[k] = s & FP52_MASK;
         borrow = s >> 63; /* x[k] < 2^52: a negative difference wraps to the top */
     }
