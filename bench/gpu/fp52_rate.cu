@@ -20,30 +20,28 @@
 #define BLOCKS (132 * 8)
 #define CHECKED 64 /* threads whose fp52 chains the host repeats */
 
-template <int CH> __global__ void __launch_bounds__(THREADS) k_fp52(const fp52_t *in, fp52_t *out, int iters)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)gridDim.x * blockDim.x;
-    fp52_t x[CH], y = in[t];
-    for (int c = 0; c < CH; c++)
-        x[c] = in[(t + 1 + c) % n];
-    for (int i = 0; i < iters; i++)
-#pragma unroll
-        for (int c = 0; c < CH; c++)
-            fp52_mont_mul(&x[c], &x[c], &y);
-    for (int c = 0; c < CH; c++)
-        out[t * CH + c] = x[c];
-}
+/* The two products under test, one chain step each. */
+struct mul52 {
+    typedef fp52_t T;
+    static __device__ void step(fp52_t &x, const fp52_t &y) { fp52_mont_mul(&x, &x, &y); }
+};
+struct mul32 {
+    typedef fp_t T;
+    static __device__ void step(fp_t &x, const fp_t &y) { x = fp_mul(x, y); }
+};
 
-template <int CH> __global__ void __launch_bounds__(THREADS) k_fp(const fp_t *in, fp_t *out, int iters)
+/* CH independent chains of iters products per thread. */
+template <class M, int CH>
+__global__ void __launch_bounds__(THREADS) k_chain(const typename M::T *in, typename M::T *out, int iters)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, n = (size_t)gridDim.x * blockDim.x;
-    fp_t x[CH], y = in[t];
+    typename M::T x[CH], y = in[t];
     for (int c = 0; c < CH; c++)
         x[c] = in[(t + 1 + c) % n];
     for (int i = 0; i < iters; i++)
 #pragma unroll
         for (int c = 0; c < CH; c++)
-            x[c] = fp_mul(x[c], y);
+            M::step(x[c], y);
     for (int c = 0; c < CH; c++)
         out[t * CH + c] = x[c];
 }
@@ -81,8 +79,8 @@ template <int CH>
 static int run(const fp52_t *d52, fp52_t *o52, const fp_t *d32, fp_t *o32, const fp52_t *h52, int iters)
 {
     size_t n = (size_t)BLOCKS * THREADS;
-    float ms52 = time_kernel([&] { k_fp52<CH><<<BLOCKS, THREADS>>>(d52, o52, iters); });
-    float ms32 = time_kernel([&] { k_fp<CH><<<BLOCKS, THREADS>>>(d32, o32, iters); });
+    float ms52 = time_kernel([&] { k_chain<mul52, CH><<<BLOCKS, THREADS>>>(d52, o52, iters); });
+    float ms32 = time_kernel([&] { k_chain<mul32, CH><<<BLOCKS, THREADS>>>(d32, o32, iters); });
     double prods = (double)n * CH * iters;
     /* the first threads' chains again on the host */
     fp52_t *got = (fp52_t *)malloc(CHECKED * CH * sizeof *got);
