@@ -1,11 +1,11 @@
 /*
- * fp52_rate.cu — step 2 of the FP64 route (docs/design/009, tenth session): the rate of the FMA-based
- * Fp Montgomery product of src/arith/fp52.h (52-bit limbs, partial products on the FP64 pipe) against
- * fp.cuh's product (32-bit limbs, IMAD carry chains, what the MSM uses), each with 1, 2 and 4
- * independent chains per thread (the rate at the shape a kernel uses is what decides; slot counts do
- * not predict it: note 009, fifth session). Every fp52 result of the first threads is compared with the
- * same chain run on the host (rounding toward zero set there, __fma_rz on the device), and the host
- * product is checked against GMP by tests/test_fp52_gmp.c.
+ * fp52_rate.cu — step 2 of the FP64 route (docs/design/009, tenth session): the rates of the FMA-based
+ * Montgomery products of src/arith/fp52.h (52-bit limbs, partial products on the FP64 pipe) against
+ * fp.cuh's and fr.cuh's products (32-bit limbs, IMAD carry chains: what the MSM and the NTT use), for
+ * Fp and Fr, each with 1, 2 and 4 independent chains per thread (the rate at the shape a kernel uses is what
+ * decides; slot counts do not predict it: note 009, fifth session). Every fp52 result of the first threads is
+ * compared with the same chain run on the host (rounding toward zero set there, __fma_rz on the device), and
+ * the host product is checked against GMP by tests/test_fp52_gmp.c.
  *
  *   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xcompiler -frounding-math -Iinclude -Isrc \
  *        -Itests/gpu bench/gpu/fp52_rate.cu -o fp52_rate && ./fp52_rate [ITERS]   (default 2000 a chain)
@@ -18,16 +18,24 @@
 
 #define THREADS 256
 #define BLOCKS (132 * 8)
-#define CHECKED 64 /* threads whose fp52 chains the host repeats */
+#define CHECKED 64 /* threads whose 52-bit-limb chains the host repeats */
 
-/* The two products under test, one chain step each. */
-struct mul52 {
+/* The products under test, one chain step each; the 52-bit ones also run on the host. */
+struct fp52_mul {
     typedef fp52_t T;
-    static __device__ void step(fp52_t &x, const fp52_t &y) { fp52_mont_mul(&x, &x, &y); }
+    static __host__ __device__ void step(fp52_t &x, const fp52_t &y) { fp52_mont_mul(&x, &x, &y); }
 };
-struct mul32 {
+struct fr52_mul {
+    typedef fr52_t T;
+    static __host__ __device__ void step(fr52_t &x, const fr52_t &y) { fr52_mont_mul(&x, &x, &y); }
+};
+struct fp32_mul {
     typedef fp_t T;
     static __device__ void step(fp_t &x, const fp_t &y) { x = fp_mul(x, y); }
+};
+struct fr32_mul {
+    typedef fr_t T;
+    static __device__ void step(fr_t &x, const fr_t &y) { x = fr_mul(x, y); }
 };
 
 /* CH independent chains of iters products per thread. */
@@ -75,27 +83,76 @@ template <class K> static float time_kernel(K launch)
     return best;
 }
 
-template <int CH>
-static int run(const fp52_t *d52, fp52_t *o52, const fp_t *d32, fp_t *o32, const fp52_t *h52, int iters)
+/* Inputs below the modulus: random limbs, the top one masked below the modulus' top limb. */
+template <class T> static void fill(T *x, size_t n, int words, int bits, uint64_t top_mask)
 {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *w64 = (uint64_t *)x[i].v;
+        uint32_t *w32 = (uint32_t *)x[i].v;
+        for (int k = 0; k < words; k++) {
+            uint64_t v = next64() & (k == words - 1 ? top_mask : (bits == 64 ? FP52_MASK : 0xffffffffu));
+            if (bits == 64)
+                w64[k] = v;
+            else
+                w32[k] = (uint32_t)v;
+        }
+    }
+}
+
+/* One field: A (52-bit limbs) against B (32-bit limbs) at CH chains; the first threads' A chains are
+ * repeated on the host. Returns the number of chains that differ. */
+template <class A, class B, int CH>
+static int run(const char *name, const typename A::T *ha, const typename A::T *da, typename A::T *oa,
+               const typename B::T *db, typename B::T *ob, int iters)
+{
+    typedef typename A::T TA;
     size_t n = (size_t)BLOCKS * THREADS;
-    float ms52 = time_kernel([&] { k_chain<mul52, CH><<<BLOCKS, THREADS>>>(d52, o52, iters); });
-    float ms32 = time_kernel([&] { k_chain<mul32, CH><<<BLOCKS, THREADS>>>(d32, o32, iters); });
+    float msa = time_kernel([&] { k_chain<A, CH><<<BLOCKS, THREADS>>>(da, oa, iters); });
+    float msb = time_kernel([&] { k_chain<B, CH><<<BLOCKS, THREADS>>>(db, ob, iters); });
     double prods = (double)n * CH * iters;
-    /* the first threads' chains again on the host */
-    fp52_t *got = (fp52_t *)malloc(CHECKED * CH * sizeof *got);
-    CUDA_OK(cudaMemcpy(got, o52, CHECKED * CH * sizeof *got, cudaMemcpyDeviceToHost));
+    TA *got = (TA *)malloc(CHECKED * CH * sizeof *got);
+    CUDA_OK(cudaMemcpy(got, oa, CHECKED * CH * sizeof *got, cudaMemcpyDeviceToHost));
     int bad = 0;
     for (size_t t = 0; t < CHECKED; t++)
         for (int c = 0; c < CH; c++) {
-            fp52_t x = h52[(t + 1 + c) % n], y = h52[t];
+            TA x = ha[(t + 1 + c) % n], y = ha[t];
             for (int i = 0; i < iters; i++)
-                fp52_mont_mul(&x, &x, &y);
+                A::step(x, y);
             bad += memcmp(&x, &got[t * CH + c], sizeof x) != 0;
         }
     free(got);
-    printf("| %d | %.2f | %.2f | %.2f | %d / %d |\n", CH, prods / (ms52 * 1e6), prods / (ms32 * 1e6),
-           ms32 / ms52, bad, CHECKED * CH);
+    printf("| %s | %d | %.2f | %.2f | %.2f | %d / %d |\n", name, CH, prods / (msa * 1e6), prods / (msb * 1e6),
+           msb / msa, CHECKED * CH - bad, CHECKED * CH);
+    fflush(stdout);
+    return bad;
+}
+
+template <class A, class B>
+static int field(const char *name, int words52, uint64_t top52, int words32, uint64_t top32, int iters)
+{
+    typedef typename A::T TA;
+    typedef typename B::T TB;
+    size_t n = (size_t)BLOCKS * THREADS;
+    TA *ha = (TA *)malloc(n * sizeof *ha);
+    TB *hb = (TB *)malloc(n * sizeof *hb);
+    fill(ha, n, words52, 64, top52);
+    fill(hb, n, words32, 32, top32);
+    TA *da, *oa;
+    TB *db, *ob;
+    CUDA_OK(cudaMalloc(&da, n * sizeof *da));
+    CUDA_OK(cudaMalloc(&oa, 4 * n * sizeof *oa));
+    CUDA_OK(cudaMalloc(&db, n * sizeof *db));
+    CUDA_OK(cudaMalloc(&ob, 4 * n * sizeof *ob));
+    CUDA_OK(cudaMemcpy(da, ha, n * sizeof *ha, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(db, hb, n * sizeof *hb, cudaMemcpyHostToDevice));
+    int bad = run<A, B, 1>(name, ha, da, oa, db, ob, iters) + run<A, B, 2>(name, ha, da, oa, db, ob, iters) +
+              run<A, B, 4>(name, ha, da, oa, db, ob, iters);
+    cudaFree(da);
+    cudaFree(oa);
+    cudaFree(db);
+    cudaFree(ob);
+    free(ha);
+    free(hb);
     return bad;
 }
 
@@ -106,36 +163,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fp52_rate [ITERS >= 1]\n");
         return 2;
     }
-    size_t n = (size_t)BLOCKS * THREADS;
-    fp52_t *h52 = (fp52_t *)malloc(n * sizeof *h52);
-    fp_t *h32 = (fp_t *)malloc(n * sizeof *h32);
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < FP52_LIMBS; k++) /* below p: the top limb below p's (0x1a011) */
-            h52[i].v[k] = next64() & (k == FP52_LIMBS - 1 ? 0xffffULL : FP52_MASK);
-        for (int k = 0; k < 12; k++) /* below p: the top word below p's (0x1a0111ea) */
-            h32[i].v[k] = (uint32_t)next64() & (k == 11 ? 0x0fffffffu : 0xffffffffu);
-    }
-    fp52_t *d52, *o52;
-    fp_t *d32, *o32;
-    CUDA_OK(cudaMalloc(&d52, n * sizeof *d52));
-    CUDA_OK(cudaMalloc(&o52, 4 * n * sizeof *o52));
-    CUDA_OK(cudaMalloc(&d32, n * sizeof *d32));
-    CUDA_OK(cudaMalloc(&o32, 4 * n * sizeof *o32));
-    CUDA_OK(cudaMemcpy(d52, h52, n * sizeof *h52, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(d32, h32, n * sizeof *h32, cudaMemcpyHostToDevice));
-    printf("Fp products, %d threads, %d per chain; G products/s (best of 3 after a warm-up)\n\n", (int)n,
-           iters);
-    printf("| chains per thread | fp52 (FP64 pipe) | fp.cuh (IMAD) | fp52 speed-up | fp52 results equal to "
-           "the host's |\n"
-           "|---|---|---|---|---|\n");
-    int bad = run<1>(d52, o52, d32, o32, h52, iters) + run<2>(d52, o52, d32, o32, h52, iters) +
-              run<4>(d52, o52, d32, o32, h52, iters);
-    cudaFree(d52);
-    cudaFree(o52);
-    cudaFree(d32);
-    cudaFree(o32);
-    free(h52);
-    free(h32);
-    printf("\nfp52_rate: %s\n", bad ? "FAILED (device and host fp52 products differ)" : "ok");
+    printf("Montgomery products, %d threads, %d per chain; G products/s (best of 3 after a warm-up)\n\n",
+           BLOCKS * THREADS, iters);
+    printf("| field | chains per thread | 52-bit limbs (FP64 pipe) | 32-bit limbs (IMAD) | speed-up | "
+           "chains equal to the host's |\n|---|---|---|---|---|---|\n");
+    /* top limbs below the moduli's: Fp 0x1a011 (52-bit) / 0x1a0111ea (32-bit), Fr 0x73eda753299d /
+     * 0x73eda753 */
+    int bad = field<fp52_mul, fp32_mul>("Fp", FP52_LIMBS, 0xffff, 12, 0x0fffffff, iters) +
+              field<fr52_mul, fr32_mul>("Fr", FR52_LIMBS, 0x0fffffffffffULL, 8, 0x0fffffff, iters);
+    printf("\nfp52_rate: %s\n", bad ? "FAILED (device and host products differ)" : "ok");
     return bad ? 1 : 0;
 }
