@@ -12,8 +12,10 @@
  * elements j + m·s whose r butterfly stages touch nothing else. A thread
  * block loads a tile of 2^10 elements (G = 2^10 / R adjacent columns, so
  * every row is G·32 contiguous bytes; in the last pass, s = 1, G whole
- * blocks), runs the r stages in shared memory with a barrier after each, and
- * writes the tile back. lg = 27 is three passes of 9 stages.
+ * blocks), runs the r stages in shared memory two at a time (radix 4: a
+ * thread takes four elements through two stages in registers) with a barrier
+ * after each step, and writes the tile back. lg = 27 is three passes of 9
+ * stages, each four radix-4 steps and one radix-2 stage.
  *
  * Twiddles. The pair (m, m + H) of stage half-size H (group units) at column
  * j needs ω_2h^(j + u·s), u = m mod H, h = H·s: a power ω^e of the domain's
@@ -298,16 +300,125 @@ NTT_FN void pass_stage(const pass_args *a, unsigned tile, unsigned q, unsigned t
     }
 }
 
-template <bool DIT> __global__ void __launch_bounds__(NTT_THREADS) k_pass(pass_args a)
+/* Shared-memory index of group element m at column c of the tile. */
+NTT_FN unsigned sm_index(const pass_args *a, const pass_geo *g, unsigned m, unsigned c)
+{
+    return g->col ? (m << a->lgg) | c : (c << a->r) | m;
+}
+
+/*
+ * Stages q and q + 1 of the pass in one step (radix 4): each thread takes the four elements
+ * m, m + Q, m + 2Q, m + 3Q of a block of 2H = 4Q (H the half-size of stage q), whose butterflies in the
+ * two stages touch nothing else. Stage q pairs (m, m + 2Q) and (m + Q, m + 3Q) with twiddles u = v and
+ * v + Q; stage q + 1 pairs (m, m + Q) and (m + 2Q, m + 3Q), both with u = v. Against two radix-2 stages:
+ * the same four products, half the shared-memory traffic and barriers, three twiddle reads instead of four.
+ * DIF runs stage q first, DIT stage q + 1 first.
+ */
+template <bool DIT>
+NTT_FN void pass_stage4(const pass_args *a, unsigned tile, unsigned q, unsigned tid, uint4 *sm)
+{
+    pass_geo g = geo_of(a);
+    uint4 *s0 = sm, *s1 = sm + g.E;
+    const uint4 *w0 = sm + 2 * g.E, *w1 = w0 + (g.R << g.lgt);
+    unsigned lgh = a->r - 1 - q, H = 1u << lgh, Q = H >> 1;
+    unsigned j0 = tile_col0(a, tile);
+    for (unsigned b = tid; b < g.E / 4; b += NTT_THREADS) {
+        unsigned p, c;
+        if (g.col) {
+            c = b & ((1u << a->lgg) - 1);
+            p = b >> a->lgg;
+        } else {
+            p = b & ((g.R >> 2) - 1);
+            c = b >> (a->r - 2);
+        }
+        unsigned v = p & (Q - 1), m = ((p >> (lgh - 1)) << (lgh + 1)) | v, tc = g.col ? c : 0;
+        bool one = v == 0 && (!g.col || j0 + c == 0); /* u = v has twiddle 1; u = v + Q never does */
+        unsigned i0 = sm_index(a, &g, m, c), i1 = sm_index(a, &g, m + Q, c);
+        unsigned i2 = sm_index(a, &g, m + 2 * Q, c), i3 = sm_index(a, &g, m + 3 * Q, c);
+        fr_t x0 = sm_get(s0, s1, i0), x1 = sm_get(s0, s1, i1), x2 = sm_get(s0, s1, i2), x3 = sm_get(s0, s1, i3);
+        fr_t wh1 = sm_get(w0, w1, ((H + v + Q) << g.lgt) | tc);
+        if (DIT) {
+            if (!one) {
+                fr_t wl = sm_get(w0, w1, ((Q + v) << g.lgt) | tc);
+                x1 = fr_mul(x1, wl);
+                x3 = fr_mul(x3, wl);
+            }
+            fr_t t = fr_sub(x0, x1);
+            x0 = fr_add(x0, x1);
+            x1 = t;
+            t = fr_sub(x2, x3);
+            x2 = fr_add(x2, x3);
+            x3 = fr_mul(t, wh1);
+            if (!one)
+                x2 = fr_mul(x2, sm_get(w0, w1, ((H + v) << g.lgt) | tc));
+            t = fr_sub(x0, x2);
+            x0 = fr_add(x0, x2);
+            x2 = t;
+            t = fr_sub(x1, x3);
+            x1 = fr_add(x1, x3);
+            x3 = t;
+        } else {
+            fr_t t = fr_sub(x0, x2);
+            x0 = fr_add(x0, x2);
+            x2 = one ? t : fr_mul(t, sm_get(w0, w1, ((H + v) << g.lgt) | tc));
+            t = fr_sub(x1, x3);
+            x1 = fr_add(x1, x3);
+            x3 = fr_mul(t, wh1);
+            fr_t wl = one ? fr_one() : sm_get(w0, w1, ((Q + v) << g.lgt) | tc);
+            t = fr_sub(x0, x1);
+            x0 = fr_add(x0, x1);
+            x1 = one ? t : fr_mul(t, wl);
+            t = fr_sub(x2, x3);
+            x2 = fr_add(x2, x3);
+            x3 = one ? t : fr_mul(t, wl);
+        }
+        sm_put(s0, s1, i0, x0);
+        sm_put(s0, s1, i1, x1);
+        sm_put(s0, s1, i2, x2);
+        sm_put(s0, s1, i3, x3);
+    }
+}
+
+/* The pass's r stages run in steps, a barrier after each: two stages a step (radix 4) while two are left,
+ * then one (NTT_RADIX4=0 at build time: one stage a step, for comparison). */
+#ifndef NTT_RADIX4
+#define NTT_RADIX4 1
+#endif
+NTT_FN unsigned pass_steps(const pass_args *a)
+{
+    return NTT_RADIX4 ? (a->r + 1) / 2 : a->r;
+}
+
+/* Step k of the pass: stages i = 2k, 2k + 1 of the execution order (DIT runs q = r - 1 - i, backwards). */
+template <bool DIT> NTT_FN void pass_step(const pass_args *a, unsigned tile, unsigned k, unsigned tid, uint4 *sm)
+{
+    if (!NTT_RADIX4) {
+        pass_stage<DIT>(a, tile, DIT ? a->r - 1 - k : k, tid, sm);
+        return;
+    }
+    unsigned i = 2 * k;
+    if (i + 1 < a->r)
+        pass_stage4<DIT>(a, tile, DIT ? a->r - 2 - i : i, tid, sm);
+    else
+        pass_stage<DIT>(a, tile, DIT ? a->r - 1 - i : i, tid, sm);
+}
+
+/* Three thread blocks an SM: shared memory (64 KiB a block) allows three, and the radix-4 step needs
+ * ≈ 110 registers unbounded, which would leave two (2^27 forward NR: 50.6 ms with two, 47.0 with three,
+ * 48.9 with radix 2; docs/design/009, eleventh session). */
+#ifndef NTT_MIN_BLOCKS
+#define NTT_MIN_BLOCKS 3
+#endif
+template <bool DIT> __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS) k_pass(pass_args a)
 {
     extern __shared__ uint4 sm[];
     pass_fill(&a, blockIdx.x, threadIdx.x, sm);
-    unsigned nb = 1u << a.lgnb;
+    unsigned nb = 1u << a.lgnb, steps = pass_steps(&a);
     for (unsigned it = 0; it < nb; it++) {
         pass_load(&a, blockIdx.x, it, threadIdx.x, sm);
         __syncthreads();
-        for (unsigned i = 0; i < a.r; i++) {
-            pass_stage<DIT>(&a, blockIdx.x, DIT ? a.r - 1 - i : i, threadIdx.x, sm);
+        for (unsigned k = 0; k < steps; k++) {
+            pass_step<DIT>(&a, blockIdx.x, k, threadIdx.x, sm);
             __syncthreads();
         }
         pass_store(&a, blockIdx.x, it, threadIdx.x, sm);

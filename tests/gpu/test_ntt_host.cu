@@ -29,7 +29,7 @@ extern "C" {
         stmt;                                                                                                \
     }
 
-/* One pass of the job on the host, phase by phase as k_pass runs it (DIT runs the stages backwards). */
+/* One pass of the job on the host, phase by phase as k_pass runs it (its steps of one or two stages). */
 static void host_pass(const pass_args *a, unsigned grid, unsigned smem_bytes, bool dit, bool rev, uint4 *sm)
 {
     memset(sm, 0xa5, smem_bytes);
@@ -38,11 +38,11 @@ static void host_pass(const pass_args *a, unsigned grid, unsigned smem_bytes, bo
         unsigned nb = 1u << a->lgnb;
         for (unsigned it = 0; it < nb; it++) {
             EACH_THREAD(NTT_THREADS, pass_load(a, tile, it, tid, sm));
-            for (unsigned i = 0; i < a->r; i++) {
+            for (unsigned k = 0; k < pass_steps(a); k++) {
                 if (dit)
-                    EACH_THREAD(NTT_THREADS, pass_stage<true>(a, tile, a->r - 1 - i, tid, sm))
+                    EACH_THREAD(NTT_THREADS, pass_step<true>(a, tile, k, tid, sm))
                 else
-                    EACH_THREAD(NTT_THREADS, pass_stage<false>(a, tile, i, tid, sm))
+                    EACH_THREAD(NTT_THREADS, pass_step<false>(a, tile, k, tid, sm))
             }
             EACH_THREAD(NTT_THREADS, pass_store(a, tile, it, tid, sm));
         }
