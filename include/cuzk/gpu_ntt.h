@@ -45,6 +45,33 @@ extern "C" {
 int cuzk_gpu_ntt(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
                  const cuzk_ntt_domain *dom, void *stream, char *err, size_t errlen);
 
+/*
+ * Pointwise work folded into a transform, each piece saving a pass over the vector (the H polynomial's
+ * products and combination, docs/design/020). Every field may be left NULL. With x = d_data before the
+ * call and T the transform cuzk_gpu_ntt would apply:
+ *
+ *   d_data[i] = T(src ⊙ mul)[i] · scale − sub[rev(i)]
+ *
+ * src replaces x as the input (the first pass reads it; d_data's old contents are not read), mul
+ * multiplies the input element by element in its own layout (natural for NN and NR, bit-reversed for
+ * RN), scale is one factor on every output (folded into the last pass's factors), and sub, only for NN,
+ * is subtracted given in bit-reversed order (as an NR transform of the same size leaves its result),
+ * before the final permutation. src and mul may equal d_data; sub may not. All are device vectors of
+ * 2^lg elements, 32-byte aligned; scale is read on the host during the call.
+ */
+typedef struct {
+    const cuzk_fr *src;
+    const cuzk_fr *mul;
+    const cuzk_fr *scale;
+    const cuzk_fr *sub;
+} cuzk_gpu_ntt_extra;
+
+/* cuzk_gpu_ntt with the extras of ex (NULL: none); CUZK_EINVAL for sub with an order other than NN, sub
+ * equal to d_data, or a misaligned vector. */
+int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
+                    const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, void *stream, char *err,
+                    size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

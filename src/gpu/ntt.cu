@@ -68,7 +68,8 @@ enum { SCALE_NONE = 0, SCALE_CONST = 1, SCALE_POW = 2, SCALE_POW_REV = 3 };
 /* One pass: stages with 2h = 2^top down to 2^(top-r+1). */
 typedef struct {
     fr_t *x;
-    const fr_t *wa, *wb; /* ω^e = wa[e mod 2^lga] · wb[e >> lga] */
+    const fr_t *src, *mul; /* first pass only (cuzk_gpu_ntt_extra): input from src (NULL: x), times mul */
+    const fr_t *wa, *wb;   /* ω^e = wa[e mod 2^lga] · wb[e >> lga] */
     const fr_t *ca, *cb; /* coset factors, same split (cb includes n^-1 for inverse) */
     fr_t scale;          /* SCALE_CONST factor */
     unsigned lg, lga;
@@ -95,6 +96,7 @@ typedef struct {
     unsigned grid[NTT_MAX_PASSES];
     unsigned smem[NTT_MAX_PASSES];
     bool dit, bitrev;
+    const fr_t *src, *mul, *sub; /* the extras' vectors, bound to the first pass and the bit reversal */
     size_t scratch_elems;
     unsigned ta_off[2][2]; /* element offsets of the tables in the scratch buffer */
 } ntt_job;
@@ -235,9 +237,12 @@ NTT_FN void pass_fill(const pass_args *a, unsigned tile, unsigned tid, uint4 *sm
 NTT_FN void pass_load(const pass_args *a, unsigned tile, unsigned it, unsigned tid, uint4 *sm)
 {
     pass_geo g = geo_of(a);
+    const fr_t *in = a->src ? a->src : a->x;
     for (unsigned e = tid; e < g.E; e += NTT_THREADS) {
         unsigned p = tile_pos(a, &g, tile, it, e);
-        fr_t x = fr_load(&a->x[p]);
+        fr_t x = fr_load(&in[p]);
+        if (a->mul)
+            x = fr_mul(x, fr_load(&a->mul[p]));
         if (a->load_scale != SCALE_NONE)
             x = apply_scale(a, a->load_scale, x, p);
         sm_put(sm, sm + g.E, e, x);
@@ -438,8 +443,15 @@ template <bool DIT> __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCK
  */
 typedef struct {
     fr_t *x;
+    const fr_t *sub; /* subtracted where each element is loaded, before it moves (cuzk_gpu_ntt_extra) */
     unsigned lg;
 } bitrev_args;
+
+NTT_FN fr_t br_load(const bitrev_args *a, unsigned pos)
+{
+    fr_t x = fr_load(&a->x[pos]);
+    return a->sub ? fr_sub(x, fr_load(&a->sub[pos])) : x;
+}
 
 NTT_FN unsigned br_pos(const bitrev_args *a, unsigned row, unsigned mid, unsigned col)
 {
@@ -450,9 +462,9 @@ NTT_FN void bitrev_load(const bitrev_args *a, unsigned c, unsigned tid, uint4 *s
 {
     unsigned cr = rev_bits(c, a->lg - 2 * NTT_LG_BR), n2 = NTT_BR * NTT_BR_PAD;
     unsigned row = tid >> NTT_LG_BR, col = tid & (NTT_BR - 1), i = row * NTT_BR_PAD + col;
-    sm_put(sm, sm + n2, i, fr_load(&a->x[br_pos(a, row, c, col)]));
+    sm_put(sm, sm + n2, i, br_load(a, br_pos(a, row, c, col)));
     if (cr != c)
-        sm_put(sm + 2 * n2, sm + 3 * n2, i, fr_load(&a->x[br_pos(a, row, cr, col)]));
+        sm_put(sm + 2 * n2, sm + 3 * n2, i, br_load(a, br_pos(a, row, cr, col)));
 }
 
 NTT_FN void bitrev_store(const bitrev_args *a, unsigned c, unsigned tid, const uint4 *sm)
@@ -481,7 +493,7 @@ __global__ void __launch_bounds__(NTT_BR *NTT_BR) k_bitrev(bitrev_args a)
 NTT_FN void bitrev_small_load(const bitrev_args *a, unsigned tid, uint4 *sm)
 {
     if (tid < (1u << a->lg))
-        sm_put(sm, sm + NTT_BR * NTT_BR, tid, fr_load(&a->x[tid]));
+        sm_put(sm, sm + NTT_BR * NTT_BR, tid, br_load(a, tid));
 }
 
 NTT_FN void bitrev_small_store(const bitrev_args *a, unsigned tid, const uint4 *sm)
@@ -525,7 +537,7 @@ static void make_ladder(fr_t *ladder, const cuzk_fr *base, unsigned lg)
  * split satisfies for lg <= 28.
  */
 static int ntt_prepare(ntt_job *job, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
-                       const cuzk_ntt_domain *dom, char *err, size_t errlen)
+                       const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, char *err, size_t errlen)
 {
     memset(job, 0, sizeof *job);
     bool inv = dir == CUZK_NTT_INVERSE;
@@ -596,6 +608,22 @@ static int ntt_prepare(ntt_job *job, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_ord
     }
     if (inv && coset)
         last->store_scale = job->dit ? SCALE_POW : SCALE_POW_REV;
+    if (ex) {
+        job->src = (const fr_t *)ex->src;
+        job->mul = (const fr_t *)ex->mul;
+        job->sub = (const fr_t *)ex->sub;
+        if (ex->scale) { /* into the factors the transform applies anyway, else one more at the last store */
+            fr_t k = fr_of(ex->scale);
+            if (coset)
+                t->pre[1] = fr_mul(t->pre[1], k); /* the coset table: loads (forward) or stores (inverse) */
+            else if (inv)
+                last->scale = fr_mul(last->scale, k);
+            else {
+                last->store_scale = SCALE_CONST;
+                last->scale = k;
+            }
+        }
+    }
     return CUZK_OK;
 }
 
@@ -609,6 +637,8 @@ static void ntt_bind(ntt_job *job, fr_t *x, fr_t *scratch)
     for (unsigned i = 0; i < job->npass; i++) {
         pass_args *p = &job->pass[i];
         p->x = x;
+        p->src = i == 0 ? job->src : NULL;
+        p->mul = i == 0 ? job->mul : NULL;
         p->wa = t->out[0][0];
         p->wb = t->out[0][1];
         p->ca = t->nbase > 1 ? t->out[1][0] : NULL;
@@ -645,7 +675,7 @@ static int launch_job(ntt_job *job, fr_t *x, cudaStream_t st, char *err, size_t 
             rc = cuda_fail(err, errlen, "launch of a pass kernel", e);
     }
     if (rc == CUZK_OK && job->bitrev) {
-        bitrev_args ba = {x, job->pass[0].lg};
+        bitrev_args ba = {x, job->sub, job->pass[0].lg};
         if (ba.lg >= 2 * NTT_LG_BR)
             k_bitrev<<<1u << (ba.lg - 2 * NTT_LG_BR), NTT_BR * NTT_BR, 0, st>>>(ba);
         else
@@ -659,8 +689,14 @@ static int launch_job(ntt_job *job, fr_t *x, cudaStream_t st, char *err, size_t 
     return rc;
 }
 
-extern "C" int cuzk_gpu_ntt(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
-                            const cuzk_ntt_domain *dom, void *stream, char *err, size_t errlen)
+static bool misaligned(const void *v)
+{
+    return ((uintptr_t)v & 31) != 0;
+}
+
+extern "C" int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
+                               const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, void *stream, char *err,
+                               size_t errlen)
 {
     if (!d_data || !dom)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: %s is NULL", dom ? "data" : "domain");
@@ -674,14 +710,32 @@ extern "C" int cuzk_gpu_ntt(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: unknown direction %d", (int)dir);
     if (order != CUZK_NTT_NN && order != CUZK_NTT_NR && order != CUZK_NTT_RN)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: unknown order %d", (int)order);
-    if (((uintptr_t)d_data & 31) != 0)
+    if (misaligned(d_data))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: data pointer %p is not 32-byte aligned",
                          (void *)d_data);
+    if (ex) {
+        const void *v[3] = {ex->src, ex->mul, ex->sub};
+        static const char *const name[3] = {"src", "mul", "sub"};
+        for (int i = 0; i < 3; i++)
+            if (misaligned(v[i]))
+                return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: %s pointer %p is not 32-byte aligned",
+                                 name[i], v[i]);
+        if (ex->sub && (order != CUZK_NTT_NN || ex->sub == d_data))
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: sub needs the NN order and its own vector");
+        if (lg == 0 && (ex->src || ex->mul || ex->scale || ex->sub))
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: the extras need 2^1 elements or more");
+    }
     if (lg == 0) /* every transform of one element is the identity */
         return CUZK_OK;
     ntt_job job;
-    int rc = ntt_prepare(&job, lg, dir, order, coset, dom, err, errlen);
+    int rc = ntt_prepare(&job, lg, dir, order, coset, dom, ex, err, errlen);
     if (rc != CUZK_OK)
         return rc;
     return launch_job(&job, (fr_t *)d_data, (cudaStream_t)stream, err, errlen);
+}
+
+extern "C" int cuzk_gpu_ntt(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
+                            const cuzk_ntt_domain *dom, void *stream, char *err, size_t errlen)
+{
+    return cuzk_gpu_ntt_ex(d_data, lg, dir, order, coset, dom, NULL, stream, err, errlen);
 }

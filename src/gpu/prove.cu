@@ -347,14 +347,6 @@ __global__ void k_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__re
     fr_store(a + i, fr_mul(fr_sub(x, fr_load(c + i)), k));
 }
 
-/* a = (a − c)·k */
-__global__ void k_hcombine(fr_t *a, const fr_t *__restrict__ c, fr_t k, size_t n)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        fr_store(a + i, fr_mul(fr_sub(fr_load(a + i), fr_load(c + i)), k));
-}
-
 static int to_coset(cuzk_fr *x, const cuzk_ntt_domain *d, cudaStream_t st, char *err, size_t errlen)
 {
     int rc = cuzk_gpu_ntt(x, d->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, d, st, err, errlen);
@@ -769,26 +761,15 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
      * (a·b) interpolates to s = P + Q, and on the coset gH (where X^n = g^n) to d = P + g^n·Q; hence
      * h = (d − s)/(g^n − 1) = (d − s)·z_inv. Six transforms instead of the seven of the textbook pipeline
      * (which also takes C to the coset): c is left out, having served the satisfaction check (device
-     * evaluation; the engine's host evaluation checks before the device phase). */
-    unsigned grid = (unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS);
-    k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->c, m);
-    cudaError_t e = cudaGetLastError();
-    rc = e == cudaSuccess
-             ? cuzk_gpu_ntt(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, st, err, errlen)
-             : cuda_fail(err, errlen, "k_product launch", e);
+     * evaluation; the engine's host evaluation checks before the device phase).
+     * The pointwise work rides in the transforms (cuzk_gpu_ntt_extra): c = s·z_inv in bit-reversed order
+     * (the first pass reads a·b, the last scales), then h = d·z_inv − c where the last transform's
+     * bit reversal moves its result — no pass of its own for the products or the combination. */
+    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &d.z_inv, NULL};
+    rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
     if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
-        k_product<<<grid, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->a, m);
-        e = cudaGetLastError();
-        rc = e == cudaSuccess
-                 ? cuzk_gpu_ntt(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, st, err, errlen)
-                 : cuda_fail(err, errlen, "k_product launch", e);
-    }
-    if (!rc) {
-        fr_t zinv;
-        memcpy(&zinv, &d.z_inv, sizeof zinv);
-        k_hcombine<<<grid, PROVE_THREADS, 0, st>>>((fr_t *)p->a, (const fr_t *)p->c, zinv, m);
-        if ((e = cudaGetLastError()) != cudaSuccess)
-            rc = cuda_fail(err, errlen, "k_hcombine launch", e);
+        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &d.z_inv, p->c};
+        rc = cuzk_gpu_ntt_ex(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
     }
     cuzk_ntt_domain_release(&d);
     if (rc)

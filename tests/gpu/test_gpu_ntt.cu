@@ -454,8 +454,89 @@ static void check_errors(dev_vec *v)
     CHECK(cuzk_gpu_ntt((cuzk_fr *)((char *)x + 16), 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, g_stream,
                        err, sizeof err) == CUZK_EINVAL,
           "misaligned data accepted");
+    cuzk_gpu_ntt_extra ex = {NULL, NULL, NULL, x + 1024};
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "sub with the NR order accepted");
+    ex.sub = x;
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, &ex, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "sub equal to the data accepted");
+    cuzk_gpu_ntt_extra ex2 = {NULL, (const cuzk_fr *)((const char *)x + 2048 * 32 + 16), NULL, NULL};
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, &ex2, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "misaligned mul accepted");
     CUDA_OK(cudaStreamSynchronize(g_stream));
     cuzk_ntt_domain_release(&d);
+}
+
+/*
+ * The extras (cuzk_gpu_ntt_extra) on the device at 2^lg, every mode of both conventions, each extra on or
+ * off at random (sub only for NN): d_data = T(src ⊙ mul)·scale − sub[rev(i)] against the CPU.
+ */
+static void check_extras(dev_vec *v, unsigned lg)
+{
+    size_t n = (size_t)1 << lg;
+    cuzk_fr *host = (cuzk_fr *)xmalloc(5 * n * sizeof *host), *want = host + 4 * n, scale;
+    fr_t *dev = NULL;
+    CUDA_OK(cudaMalloc((void **)&dev, 3 * n * sizeof(fr_t)));
+    const cuzk_fr *dsrc = (const cuzk_fr *)dev, *dmul = dsrc + n, *dsub = dsrc + 2 * n;
+    const cuzk_ntt_order orders[] = {CUZK_NTT_NN, CUZK_NTT_NR, CUZK_NTT_RN};
+    const cuzk_ntt_convention convs[] = {CUZK_NTT_BELLPERSON, CUZK_NTT_SNARKJS};
+    for (unsigned cv = 0; cv < 2; cv++) {
+        char err[256] = "";
+        cuzk_ntt_domain d;
+        if (cuzk_ntt_domain_init(&d, lg, convs[cv], err, sizeof err) != CUZK_OK) {
+            CHECK(0, "domain 2^%u: %s", lg, err);
+            continue;
+        }
+        for (int dir = 0; dir < 2; dir++)
+            for (int o = 0; o < 3; o++)
+                for (int coset = 0; coset < 2; coset++) {
+                    rand_fill(host, 4 * n); /* x, src, mul, sub */
+                    rand_fill(&scale, 1);
+                    unsigned pick = (unsigned)test_rand64();
+                    cuzk_gpu_ntt_extra ex = {pick & 1 ? dsrc : NULL, pick & 2 ? dmul : NULL,
+                                             pick & 4 ? &scale : NULL,
+                                             orders[o] == CUZK_NTT_NN && (pick & 8) ? dsub : NULL};
+                    for (size_t i = 0; i < n; i++) {
+                        want[i] = ex.src ? host[n + i] : host[i];
+                        if (ex.mul)
+                            cuzk_fr_mul(&want[i], &want[i], &host[2 * n + i]);
+                    }
+                    cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
+                    int rc = cuzk_ntt(&d, want, dr, orders[o], coset, g_pool, err, sizeof err);
+                    CHECK(rc == CUZK_OK, "cpu ntt: %s", err);
+                    for (size_t i = 0; i < n; i++) {
+                        if (ex.scale)
+                            cuzk_fr_mul(&want[i], &want[i], &scale);
+                        if (ex.sub) {
+                            size_t r = 0;
+                            for (unsigned b = 0; b < lg; b++)
+                                r |= ((i >> b) & 1) << (lg - 1 - b);
+                            cuzk_fr_sub(&want[i], &want[i], &host[3 * n + r]);
+                        }
+                    }
+                    guards_set(v, n);
+                    CUDA_OK(h2d(dev_data(v), host, n * sizeof(cuzk_fr), g_stream));
+                    CUDA_OK(h2d(dev, host + n, 3 * n * sizeof(cuzk_fr), g_stream));
+                    rc = cuzk_gpu_ntt_ex(dev_data(v), lg, dr, orders[o], coset, &d, &ex, g_stream, err,
+                                         sizeof err);
+                    CHECK(rc == CUZK_OK, "cuzk_gpu_ntt_ex 2^%u: %s", lg, err);
+                    CUDA_OK(cudaStreamSynchronize(g_stream));
+                    memset(host, 0xff, n * sizeof *host);
+                    CUDA_OK(cudaMemcpy(host, dev_data(v), n * sizeof *host, cudaMemcpyDeviceToHost));
+                    size_t first, bad = count_diff(host, want, n, &first);
+                    CHECK(bad == 0 && guards_intact(v, n),
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: %zu of "
+                          "%zu differ (first at %zu), or a guard was written",
+                          !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, order_name(orders[o]), coset,
+                          bad, n, first);
+                }
+        cuzk_ntt_domain_release(&d);
+    }
+    cudaFree(dev);
+    free(host);
 }
 
 static int cmd_check(int argc, char **argv)
@@ -478,6 +559,9 @@ static int cmd_check(int argc, char **argv)
     check_field_device();
     check_errors(&v);
     check_small(&v);
+    for (unsigned lg = 1; lg <= 20; lg += lg < 8 ? 1 : 4) /* 1..8, 12, 16, 20 */
+        for (int k = 0; k < 3; k++)
+            check_extras(&v, lg);
     for (unsigned i = 0; i < nlarge; i++)
         if (large[i] >= 1 && large[i] <= CUZK_NTT_MAX_LG)
             check_large(&v, large[i]);

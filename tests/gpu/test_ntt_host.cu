@@ -50,10 +50,10 @@ static void host_pass(const pass_args *a, unsigned grid, unsigned smem_bytes, bo
 }
 
 /* The bit-reversal kernels on the host: k_bitrev's tile pairs, or k_bitrev_small's one block below 2^8. */
-static void host_bitrev(fr_t *x, unsigned lg, bool rev)
+static void host_bitrev(fr_t *x, const fr_t *sub, unsigned lg, bool rev)
 {
     uint4 sm[4 * NTT_BR * NTT_BR_PAD];
-    bitrev_args ba = {x, lg};
+    bitrev_args ba = {x, sub, lg};
     unsigned nt = NTT_BR * NTT_BR;
     if (lg < 2 * NTT_LG_BR) {
         EACH_THREAD(nt, bitrev_small_load(&ba, tid, sm));
@@ -70,11 +70,11 @@ static void host_bitrev(fr_t *x, unsigned lg, bool rev)
 
 /* The whole transform on the host, through ntt_prepare and the kernels' phase functions. */
 static int host_ntt(fr_t *x, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
-                    const cuzk_ntt_domain *dom, bool rev)
+                    const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, bool rev)
 {
     char err[256];
     ntt_job job;
-    if (ntt_prepare(&job, lg, dir, order, coset, dom, err, sizeof err) != CUZK_OK) {
+    if (ntt_prepare(&job, lg, dir, order, coset, dom, ex, err, sizeof err) != CUZK_OK) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
@@ -91,10 +91,76 @@ static int host_ntt(fr_t *x, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order
     for (unsigned i = 0; i < job.npass; i++)
         host_pass(&job.pass[i], job.grid[i], job.smem[i], job.dit, rev, sm);
     if (job.bitrev)
-        host_bitrev(x, lg, rev);
+        host_bitrev(x, job.sub, lg, rev);
     free(scratch);
     free(sm);
     return 0;
+}
+
+/*
+ * The extras (cuzk_gpu_ntt_extra) through the host schedule: every mode of both conventions at 2^lg, each
+ * extra on or off at random (sub only for NN), against the CPU: y = src ⊙ mul (or x ⊙ mul), cuzk_ntt,
+ * times scale, minus sub at the bit-reversed index.
+ */
+static void check_extras(unsigned lg, unsigned *runs)
+{
+    size_t n = (size_t)1 << lg;
+    cuzk_fr *x = (cuzk_fr *)malloc(4 * n * sizeof *x), *want = (cuzk_fr *)malloc(n * sizeof *want);
+    CHECK(x && want, "out of memory at 2^%u", lg);
+    if (!x || !want) {
+        free(x);
+        free(want);
+        return;
+    }
+    cuzk_fr *src = x + n, *mul = x + 2 * n, *sub = x + 3 * n, scale;
+    const cuzk_ntt_order orders[] = {CUZK_NTT_NN, CUZK_NTT_NR, CUZK_NTT_RN};
+    const cuzk_ntt_convention convs[] = {CUZK_NTT_BELLPERSON, CUZK_NTT_SNARKJS};
+    for (unsigned cv = 0; cv < 2; cv++) {
+        char err[256];
+        cuzk_ntt_domain d;
+        int drc = cuzk_ntt_domain_init(&d, lg, convs[cv], err, sizeof err);
+        CHECK(drc == CUZK_OK, "domain 2^%u: %s", lg, err);
+        if (drc != CUZK_OK)
+            continue;
+        for (int dir = 0; dir < 2; dir++)
+            for (int o = 0; o < 3; o++)
+                for (int coset = 0; coset < 2; coset++) {
+                    for (size_t i = 0; i < 4 * n; i++)
+                        test_rand_fr(&x[i]);
+                    test_rand_fr(&scale);
+                    unsigned pick = (unsigned)test_rand64();
+                    cuzk_gpu_ntt_extra ex = {pick & 1 ? src : NULL, pick & 2 ? mul : NULL,
+                                             pick & 4 ? &scale : NULL,
+                                             orders[o] == CUZK_NTT_NN && (pick & 8) ? sub : NULL};
+                    for (size_t i = 0; i < n; i++) {
+                        want[i] = ex.src ? src[i] : x[i];
+                        if (ex.mul)
+                            cuzk_fr_mul(&want[i], &want[i], &mul[i]);
+                    }
+                    cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
+                    int rc = cuzk_ntt(&d, want, dr, orders[o], coset, NULL, err, sizeof err);
+                    CHECK(rc == CUZK_OK, "cpu ntt 2^%u: %s", lg, err);
+                    for (size_t i = 0; i < n; i++) {
+                        if (ex.scale)
+                            cuzk_fr_mul(&want[i], &want[i], &scale);
+                        if (ex.sub)
+                            cuzk_fr_sub(&want[i], &want[i], &sub[rev_bits((unsigned)i, lg)]);
+                    }
+                    bool rev = ((*runs)++ & 1) != 0;
+                    rc = host_ntt((fr_t *)x, lg, dr, orders[o], coset, &d, &ex, rev);
+                    CHECK(rc == 0, "host schedule 2^%u failed", lg);
+                    size_t bad = 0;
+                    for (size_t i = 0; i < n; i++)
+                        bad += memcmp(&want[i], &x[i], sizeof x[i]) != 0;
+                    CHECK(bad == 0,
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %d coset %d: %zu of "
+                          "%zu differ",
+                          !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, o, coset, bad, n);
+                }
+        cuzk_ntt_domain_release(&d);
+    }
+    free(x);
+    free(want);
 }
 
 int main(int argc, char **argv)
@@ -129,7 +195,7 @@ int main(int argc, char **argv)
                         int rc = cuzk_ntt(&d, want, dr, orders[o], coset, NULL, err, sizeof err);
                         CHECK(rc == CUZK_OK, "cpu ntt 2^%u: %s", lg, err);
                         bool rev = (runs++ & 1) != 0;
-                        rc = host_ntt((fr_t *)got, lg, dr, orders[o], coset, &d, rev);
+                        rc = host_ntt((fr_t *)got, lg, dr, orders[o], coset, &d, NULL, rev);
                         CHECK(rc == 0, "host schedule 2^%u failed", lg);
                         size_t bad = 0;
                         for (size_t i = 0; i < n; i++)
@@ -142,5 +208,10 @@ int main(int argc, char **argv)
         free(want);
         free(got);
     }
+    /* the extras, at sizes of one, two and three passes and with the small and the tiled bit reversal */
+    const unsigned ex_lg[] = {1, 5, 9, 12, 14, 21};
+    for (unsigned i = 0; i < sizeof ex_lg / sizeof ex_lg[0]; i++)
+        for (unsigned k = 0; k < 4 && ex_lg[i] <= lg_max; k++)
+            check_extras(ex_lg[i], &runs);
     return test_finish("test_ntt_host");
 }
