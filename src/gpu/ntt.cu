@@ -616,9 +616,12 @@ static int ntt_prepare(ntt_job *job, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_ord
             fr_t k = fr_of(ex->scale);
             if (coset)
                 t->pre[1] = fr_mul(t->pre[1], k); /* the coset table: loads (forward) or stores (inverse) */
-            else if (inv)
+            else if (inv) {
                 last->scale = fr_mul(last->scale, k);
-            else {
+                fr_t one = fr_one();
+                if (memcmp(&last->scale, &one, sizeof one) == 0) /* n^-1 taken back: no product at all */
+                    last->store_scale = SCALE_NONE;
+            } else {
                 last->store_scale = SCALE_CONST;
                 last->scale = k;
             }

@@ -347,11 +347,17 @@ __global__ void k_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__re
     fr_store(a + i, fr_mul(fr_sub(x, fr_load(c + i)), k));
 }
 
+/* x's values on the domain to its values on the coset: an inverse transform and a forward coset one. The
+ * inverse's n^-1 moves into the coset's factor table (scale n cancels it, scale n^-1 joins g^i), which
+ * saves a product an element. */
 static int to_coset(cuzk_fr *x, const cuzk_ntt_domain *d, cudaStream_t st, char *err, size_t errlen)
 {
-    int rc = cuzk_gpu_ntt(x, d->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, d, st, err, errlen);
+    cuzk_fr n;
+    cuzk_fr_from_u64(&n, d->n);
+    cuzk_gpu_ntt_extra unscaled = {NULL, NULL, &n, NULL}, scaled = {NULL, NULL, &d->n_inv, NULL};
+    int rc = cuzk_gpu_ntt_ex(x, d->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, d, &unscaled, st, err, errlen);
     if (!rc)
-        rc = cuzk_gpu_ntt(x, d->lg, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, d, st, err, errlen);
+        rc = cuzk_gpu_ntt_ex(x, d->lg, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, d, &scaled, st, err, errlen);
     return rc;
 }
 
@@ -762,13 +768,18 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
      * h = (d − s)/(g^n − 1) = (d − s)·z_inv. Six transforms instead of the seven of the textbook pipeline
      * (which also takes C to the coset): c is left out, having served the satisfaction check (device
      * evaluation; the engine's host evaluation checks before the device phase).
-     * The pointwise work rides in the transforms (cuzk_gpu_ntt_extra): c = s·z_inv in bit-reversed order
-     * (the first pass reads a·b, the last scales), then h = d·z_inv − c where the last transform's
-     * bit reversal moves its result — no pass of its own for the products or the combination. */
-    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &d.z_inv, NULL};
+     * The pointwise work rides in the transforms (cuzk_gpu_ntt_extra): c = n·s in bit-reversed order (the
+     * first pass reads a·b; scale n cancels the inverse's n^-1, so the last pass multiplies by nothing),
+     * then n·d − c, subtracted where the last transform's bit reversal moves its result — no pass of its
+     * own for the products or the combination. That is h / κ with κ = z_inv / n, a constant: the MSM runs
+     * on it and its sum is multiplied by κ once, on the host (saves a product an element). */
+    cuzk_fr n_fr, kappa;
+    cuzk_fr_from_u64(&n_fr, d.n);
+    cuzk_fr_mul(&kappa, &d.z_inv, &d.n_inv);
+    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL};
     rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
     if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
-        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &d.z_inv, p->c};
+        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &n_fr, p->c};
         rc = cuzk_gpu_ntt_ex(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
     }
     cuzk_ntt_domain_release(&d);
@@ -789,9 +800,11 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
         (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen)
                   : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
-        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)))
+        (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
+        (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)))
         return rc;
-    return gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen);
+    cuzk_g1_mul_fr(&o->h, &o->h, &kappa); /* the MSM summed h / κ (above); on the host, beside B2 */
+    return CUZK_OK;
 }
 
 extern "C" int cuzk_gpu_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *pk,

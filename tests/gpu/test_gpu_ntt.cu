@@ -496,6 +496,8 @@ static void check_extras(dev_vec *v, unsigned lg)
                     rand_fill(host, 4 * n); /* x, src, mul, sub */
                     rand_fill(&scale, 1);
                     unsigned pick = (unsigned)test_rand64();
+                    if (pick & 16) /* n: cancels an inverse's n^-1 (the path that drops the last product) */
+                        cuzk_fr_from_u64(&scale, n);
                     cuzk_gpu_ntt_extra ex = {pick & 1 ? dsrc : NULL, pick & 2 ? dmul : NULL,
                                              pick & 4 ? &scale : NULL,
                                              orders[o] == CUZK_NTT_NN && (pick & 8) ? dsub : NULL};
