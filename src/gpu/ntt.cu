@@ -340,7 +340,8 @@ NTT_FN void pass_stage4(const pass_args *a, unsigned tile, unsigned q, unsigned 
         bool one = v == 0 && (!g.col || j0 + c == 0); /* u = v has twiddle 1; u = v + Q never does */
         unsigned i0 = sm_index(a, &g, m, c), i1 = sm_index(a, &g, m + Q, c);
         unsigned i2 = sm_index(a, &g, m + 2 * Q, c), i3 = sm_index(a, &g, m + 3 * Q, c);
-        fr_t x0 = sm_get(s0, s1, i0), x1 = sm_get(s0, s1, i1), x2 = sm_get(s0, s1, i2), x3 = sm_get(s0, s1, i3);
+        fr_t x0 = sm_get(s0, s1, i0), x1 = sm_get(s0, s1, i1), x2 = sm_get(s0, s1, i2),
+             x3 = sm_get(s0, s1, i3);
         fr_t wh1 = sm_get(w0, w1, ((H + v + Q) << g.lgt) | tc);
         if (DIT) {
             if (!one) {
@@ -395,7 +396,8 @@ NTT_FN unsigned pass_steps(const pass_args *a)
 }
 
 /* Step k of the pass: stages i = 2k, 2k + 1 of the execution order (DIT runs q = r - 1 - i, backwards). */
-template <bool DIT> NTT_FN void pass_step(const pass_args *a, unsigned tile, unsigned k, unsigned tid, uint4 *sm)
+template <bool DIT>
+NTT_FN void pass_step(const pass_args *a, unsigned tile, unsigned k, unsigned tid, uint4 *sm)
 {
     if (!NTT_RADIX4) {
         pass_stage<DIT>(a, tile, DIT ? a->r - 1 - k : k, tid, sm);
@@ -697,9 +699,9 @@ static bool misaligned(const void *v)
     return ((uintptr_t)v & 31) != 0;
 }
 
-extern "C" int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
-                               const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, void *stream, char *err,
-                               size_t errlen)
+extern "C" int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order,
+                               bool coset, const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex,
+                               void *stream, char *err, size_t errlen)
 {
     if (!d_data || !dom)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: %s is NULL", dom ? "data" : "domain");

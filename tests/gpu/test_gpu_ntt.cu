@@ -530,7 +530,8 @@ static void check_extras(dev_vec *v, unsigned lg)
                     CUDA_OK(cudaMemcpy(host, dev_data(v), n * sizeof *host, cudaMemcpyDeviceToHost));
                     size_t first, bad = count_diff(host, want, n, &first);
                     CHECK(bad == 0 && guards_intact(v, n),
-                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: %zu of "
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: %zu "
+                          "of "
                           "%zu differ (first at %zu), or a guard was written",
                           !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, order_name(orders[o]), coset,
                           bad, n, first);

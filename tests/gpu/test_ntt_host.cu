@@ -155,7 +155,8 @@ static void check_extras(unsigned lg, unsigned *runs)
                     for (size_t i = 0; i < n; i++)
                         bad += memcmp(&want[i], &x[i], sizeof x[i]) != 0;
                     CHECK(bad == 0,
-                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %d coset %d: %zu of "
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %d coset %d: %zu "
+                          "of "
                           "%zu differ",
                           !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, o, coset, bad, n);
                 }
