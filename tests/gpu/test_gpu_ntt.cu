@@ -35,6 +35,7 @@ extern "C" {
 #include "testutil.h"
 }
 #include "gputest.h"
+#include "ntt_extras_ref.h"
 
 #define GUARD 1024 /* elements of guard zone on each side of the device vector */
 
@@ -495,30 +496,12 @@ static void check_extras(dev_vec *v, unsigned lg)
                 for (int coset = 0; coset < 2; coset++) {
                     rand_fill(host, 4 * n); /* x, src, mul, sub */
                     rand_fill(&scale, 1);
-                    unsigned pick = (unsigned)test_rand64();
-                    if (pick & 16) /* n: cancels an inverse's n^-1 (the path that drops the last product) */
-                        cuzk_fr_from_u64(&scale, n);
-                    cuzk_gpu_ntt_extra ex = {pick & 1 ? dsrc : NULL, pick & 2 ? dmul : NULL,
-                                             pick & 4 ? &scale : NULL,
-                                             orders[o] == CUZK_NTT_NN && (pick & 8) ? dsub : NULL};
-                    for (size_t i = 0; i < n; i++) {
-                        want[i] = ex.src ? host[n + i] : host[i];
-                        if (ex.mul)
-                            cuzk_fr_mul(&want[i], &want[i], &host[2 * n + i]);
-                    }
+                    ntt_extras_pick pk = ntt_extras_draw(orders[o], n, &scale);
+                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, dsrc, dmul, &scale, dsub);
                     cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
-                    int rc = cuzk_ntt(&d, want, dr, orders[o], coset, g_pool, err, sizeof err);
+                    int rc = ntt_extras_want(want, &d, dr, orders[o], coset, pk, host, host + n, host + 2 * n,
+                                             &scale, host + 3 * n, g_pool, err, sizeof err);
                     CHECK(rc == CUZK_OK, "cpu ntt: %s", err);
-                    for (size_t i = 0; i < n; i++) {
-                        if (ex.scale)
-                            cuzk_fr_mul(&want[i], &want[i], &scale);
-                        if (ex.sub) {
-                            size_t r = 0;
-                            for (unsigned b = 0; b < lg; b++)
-                                r |= ((i >> b) & 1) << (lg - 1 - b);
-                            cuzk_fr_sub(&want[i], &want[i], &host[3 * n + r]);
-                        }
-                    }
                     guards_set(v, n);
                     CUDA_OK(h2d(dev_data(v), host, n * sizeof(cuzk_fr), g_stream));
                     CUDA_OK(h2d(dev, host + n, 3 * n * sizeof(cuzk_fr), g_stream));
@@ -530,10 +513,9 @@ static void check_extras(dev_vec *v, unsigned lg)
                     CUDA_OK(cudaMemcpy(host, dev_data(v), n * sizeof *host, cudaMemcpyDeviceToHost));
                     size_t first, bad = count_diff(host, want, n, &first);
                     CHECK(bad == 0 && guards_intact(v, n),
-                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: %zu "
-                          "of "
-                          "%zu differ (first at %zu), or a guard was written",
-                          !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, order_name(orders[o]), coset,
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: "
+                          "%zu of %zu differ (first at %zu), or a guard was written",
+                          pk.src, pk.mul, pk.scale, pk.sub, lg, cv, dir, order_name(orders[o]), coset,
                           bad, n, first);
                 }
         cuzk_ntt_domain_release(&d);

@@ -21,6 +21,7 @@
 extern "C" {
 #include "testutil.h"
 }
+#include "ntt_extras_ref.h"
 
 /* One phase of a thread block: stmt for every thread tid < n, in reverse order when rev. */
 #define EACH_THREAD(n, stmt)                                                                                 \
@@ -128,26 +129,12 @@ static void check_extras(unsigned lg, unsigned *runs)
                     for (size_t i = 0; i < 4 * n; i++)
                         test_rand_fr(&x[i]);
                     test_rand_fr(&scale);
-                    unsigned pick = (unsigned)test_rand64();
-                    if (pick & 16) /* n: cancels an inverse's n^-1 (the path that drops the last product) */
-                        cuzk_fr_from_u64(&scale, n);
-                    cuzk_gpu_ntt_extra ex = {pick & 1 ? src : NULL, pick & 2 ? mul : NULL,
-                                             pick & 4 ? &scale : NULL,
-                                             orders[o] == CUZK_NTT_NN && (pick & 8) ? sub : NULL};
-                    for (size_t i = 0; i < n; i++) {
-                        want[i] = ex.src ? src[i] : x[i];
-                        if (ex.mul)
-                            cuzk_fr_mul(&want[i], &want[i], &mul[i]);
-                    }
+                    ntt_extras_pick pk = ntt_extras_draw(orders[o], n, &scale);
+                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, src, mul, &scale, sub);
                     cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
-                    int rc = cuzk_ntt(&d, want, dr, orders[o], coset, NULL, err, sizeof err);
+                    int rc = ntt_extras_want(want, &d, dr, orders[o], coset, pk, x, src, mul, &scale, sub, NULL,
+                                             err, sizeof err);
                     CHECK(rc == CUZK_OK, "cpu ntt 2^%u: %s", lg, err);
-                    for (size_t i = 0; i < n; i++) {
-                        if (ex.scale)
-                            cuzk_fr_mul(&want[i], &want[i], &scale);
-                        if (ex.sub)
-                            cuzk_fr_sub(&want[i], &want[i], &sub[rev_bits((unsigned)i, lg)]);
-                    }
                     bool rev = ((*runs)++ & 1) != 0;
                     rc = host_ntt((fr_t *)x, lg, dr, orders[o], coset, &d, &ex, rev);
                     CHECK(rc == 0, "host schedule 2^%u failed", lg);
@@ -155,10 +142,9 @@ static void check_extras(unsigned lg, unsigned *runs)
                     for (size_t i = 0; i < n; i++)
                         bad += memcmp(&want[i], &x[i], sizeof x[i]) != 0;
                     CHECK(bad == 0,
-                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %d coset %d: %zu "
-                          "of "
+                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %d coset %d: %zu of "
                           "%zu differ",
-                          !!ex.src, !!ex.mul, !!ex.scale, !!ex.sub, lg, cv, dir, o, coset, bad, n);
+                          pk.src, pk.mul, pk.scale, pk.sub, lg, cv, dir, o, coset, bad, n);
                 }
         cuzk_ntt_domain_release(&d);
     }
