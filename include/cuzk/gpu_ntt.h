@@ -67,7 +67,7 @@ typedef struct {
 } cuzk_gpu_ntt_extra;
 
 /* cuzk_gpu_ntt with the extras of ex (NULL: none); CUZK_EINVAL for sub with an order other than NN, sub
- * equal to d_data, or a misaligned vector. */
+ * equal to d_data, a misaligned vector, or any extra at lg = 0. */
 int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order, bool coset,
                     const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex, void *stream, char *err,
                     size_t errlen);

@@ -33,6 +33,12 @@
  * bitrev(p) after the layout at that point), the factor from tables of g
  * with n^-1 folded into B: two multiplications per element.
  *
+ * Extras (cuzk_gpu_ntt_ex). The first pass may load from another vector and
+ * multiply by a third as it loads; a constant joins the factors above (or
+ * costs one product at the last store when there are none); for NN a vector
+ * is subtracted inside the bit-reversal kernel, where each element is loaded
+ * before it moves. Each saves a pointwise pass of the caller (the H pipeline).
+ *
  * Memory. The tables (at most 2 MiB) live in device memory taken with
  * cudaMallocAsync on the caller's stream and returned with cudaFreeAsync;
  * nothing else is allocated and nothing synchronises.
