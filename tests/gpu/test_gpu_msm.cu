@@ -16,8 +16,10 @@
  *                                 LG <= 24) below r; median of 5 after a
  *                                 warm-up; each size's last result checked
  *                                 against the closed form below
- *   test_gpu_msm bench-tree LG    G1 at 2^LG - 1 scalars below r, c = 20, the
+ *   test_gpu_msm bench-tree LG [PARTS]
+ *                                 G1 at 2^LG - 1 scalars below r, c = 20, the
  *                                 tree's rounds cut into 1, 2, 3 and 4 parts
+ *                                 (or PARTS only)
  *   test_gpu_msm bench-c LG [g2]  G1 (or G2) at 2^LG - 1 and 2^LG scalars below
  *                                 r: the library's window width, then every c
  *                                 from max(4, LG - 10) to 20 with work items and
@@ -656,7 +658,7 @@ template <int G> static int cmd_bench_c(unsigned lg)
 /* The tree's rounds cut into 1..4 parts (docs/design/020, tenth session): G1 at 2^lg - 1 scalars below r
  * (MSM H's shape), c = 20, the tree from its default size; median of 3 after a warm-up, each checked
  * against the closed form. */
-static int cmd_bench_tree(unsigned lg)
+static int cmd_bench_tree(unsigned lg, unsigned only_parts)
 {
     bench_in<1> in;
     bench_in_make<1>(in, lg);
@@ -667,6 +669,8 @@ static int cmd_bench_tree(unsigned lg)
     oracle<1>(&want, in.k, m, &in.a);
     printf("| n | c | parts | median ms | digits+sort | accumulate | reduce |\n|---|---|---|---|---|---|---|\n");
     for (unsigned parts = 1; parts <= 4; parts++) {
+        if (only_parts && parts != only_parts)
+            continue;
         cuzk_gpu_msm_set_tree_parts(in.ws, parts, 0);
         cuzk_gpu_msm_stats st;
         float t = bench_c_run<1>(in.db, in.dk, m, in.ws, 20, &want, &st);
@@ -690,13 +694,16 @@ int main(int argc, char **argv)
         rc = cmd_check();
     else if (strcmp(cmd, "bench") == 0)
         rc = cmd_bench(argc - 2, argv + 2);
-    else if (strcmp(cmd, "bench-tree") == 0 && argc == 3 && atoi(argv[2]) >= 23 && atoi(argv[2]) <= 28)
-        rc = cmd_bench_tree((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-tree") == 0 &&
+             (argc == 3 || (argc == 4 && atoi(argv[3]) >= 1 && atoi(argv[3]) <= 4)) && atoi(argv[2]) >= 23 &&
+             atoi(argv[2]) <= 28)
+        rc = cmd_bench_tree((unsigned)atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 0);
     else if (strcmp(cmd, "bench-c") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "g2") == 0)) &&
              atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
         rc = argc == 4 ? cmd_bench_c<2>((unsigned)atoi(argv[2])) : cmd_bench_c<1>((unsigned)atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-tree LG (23..28) | bench-c LG (12..28) [g2]\n");
+        fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-tree LG (23..28) [PARTS (1..4)] | "
+                        "bench-c LG (12..28) [g2]\n");
         rc = 2;
     }
     cudaStreamDestroy(g_stream);
