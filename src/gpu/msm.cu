@@ -14,10 +14,10 @@
  *                multiplication by the integer 1), stored compacted.
  *  4. per window w of the W = ceil(256 / c) signed windows:
  *     digits     digit d_w of every tail scalar in [-2^(c-1), 2^(c-1)]; key
- *                |d_w| (0 = skip), value = base index | sign << 31; a
- *                histogram of the keys.
+ *                |d_w| (0 = skip), value = base index | sign << 31.
  *     sort       CUB radix sort of (key, value) over the c key bits: each
- *                bucket's entries become one contiguous run (zeros first).
+ *                bucket's entries become one contiguous run (zeros first);
+ *                the histogram is read off the runs' ends (no atomics).
  *     items      every bucket's run is cut into work items of at most T
  *                entries (T from the tail size); a thread sums one item into
  *                an XYZZ partial sum. Then, while one bucket may hold more

@@ -227,29 +227,48 @@ static __device__ __forceinline__ int32_t signed_digit(const uint32_t k[8], unsi
     return d >= (int32_t)half ? d - (int32_t)(1u << c) : d;
 }
 
+/* Window w's digit of every tail scalar: key |d| (0 = skip), value = base index | sign << 31. The keys'
+ * histogram comes from the sorted keys (k_runs), not from atomics here: with one atomic an entry this
+ * kernel was bound by L2 (98 %, ncu) and took 1.07 ms at 2^26 entries (docs/design/014, twelfth
+ * session). */
 static __global__ void k_digits(const uint32_t *__restrict__ tail_k, const uint32_t *__restrict__ idx,
-                         const uint32_t *__restrict__ n_sel, unsigned w, unsigned c, uint32_t *keys,
-                         uint32_t *vals, uint32_t *counts)
+                                const uint32_t *__restrict__ n_sel, unsigned w, unsigned c, uint32_t *keys,
+                                uint32_t *vals)
 {
     size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= *n_sel)
+        return;
+    uint32_t k[8];
+    const uint4 *p = (const uint4 *)(tail_k + 8 * j);
+    uint4 lo = p[0], hi = p[1];
+    k[0] = lo.x, k[1] = lo.y, k[2] = lo.z, k[3] = lo.w, k[4] = hi.x, k[5] = hi.y, k[6] = hi.z, k[7] = hi.w;
+    int32_t d = signed_digit(k, w, c);
+    keys[j] = (uint32_t)(d < 0 ? -d : d);
+    vals[j] = idx[j] | (d < 0 ? 0x80000000u : 0u);
+}
+
+/* Each key's run in the sorted keys: first[k] and end[k] (both zeroed before, so a key without entries
+ * keeps 0 and 0), written by the entries where a run starts and ends. */
+static __global__ void k_runs(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ n_sel,
+                              uint32_t *first, uint32_t *end)
+{
+    size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t n = *n_sel;
-    uint32_t key = 0xffffffffu;
-    if (j < n) {
-        uint32_t k[8];
-        const uint4 *p = (const uint4 *)(tail_k + 8 * j);
-        uint4 lo = p[0], hi = p[1];
-        k[0] = lo.x, k[1] = lo.y, k[2] = lo.z, k[3] = lo.w, k[4] = hi.x, k[5] = hi.y, k[6] = hi.z, k[7] = hi.w;
-        int32_t d = signed_digit(k, w, c);
-        key = (uint32_t)(d < 0 ? -d : d);
-        keys[j] = key;
-        vals[j] = idx[j] | (d < 0 ? 0x80000000u : 0u);
-        if (key)
-            atomicAdd(&counts[key], 1u);
-    }
-    /* zeros counted once per warp */
-    unsigned zmask = __ballot_sync(0xffffffffu, key == 0);
-    if ((threadIdx.x & 31) == 0 && zmask)
-        atomicAdd(&counts[0], (unsigned)__popc(zmask));
+    if (e >= n)
+        return;
+    uint32_t k = keys[e];
+    if (e == 0 || keys[e - 1] != k)
+        first[k] = (uint32_t)e;
+    if (e + 1 == n || keys[e + 1] != k)
+        end[k] = (uint32_t)e + 1;
+}
+
+/* counts[k] = end[k] - first[k] for keys 0..B (in place of end), and 0 past B. */
+static __global__ void k_run_counts(const uint32_t *__restrict__ first, unsigned B, uint32_t *end)
+{
+    unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k <= B + 1)
+        end[k] = k <= B ? end[k] - first[k] : 0;
 }
 
 /* Items per key: ceil(count / T) for keys 1..B; key 0 (zero digits) and the entry past B have none. */
@@ -526,13 +545,18 @@ static int window_sort(cuzk_gpu_msm *ws, unsigned w, unsigned c, unsigned B, uin
                        uint32_t **vals, char *err, size_t errlen)
 {
     CU(cudaMemsetAsync(counts, 0, (B + 2) * 4, st), "cudaMemsetAsync (counts)");
+    CU(cudaMemsetAsync(offs, 0, (B + 2) * 4, st), "cudaMemsetAsync (offs)");
     k_digits<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(ws->tail_k, ws->tail_idx, ws->n_sel, w, c, ws->keys[0],
-                                                       val_in, counts);
+                                                       val_in);
     CU(cudaGetLastError(), "k_digits launch");
     cub::DoubleBuffer<uint32_t> kb(ws->keys[0], ws->keys[1]), vb(val_in, val_alt);
     size_t tb = ws->cub_bytes;
     CU(cub::DeviceRadixSort::SortPairs(ws->cub_tmp, tb, kb, vb, (int)n_tail, 0, c, st),
        "cub::DeviceRadixSort::SortPairs");
+    /* the histogram: run ends less run starts (offs holds the starts until the scan) */
+    k_runs<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(kb.Current(), ws->n_sel, offs, counts);
+    k_run_counts<<<grid_for(B + 2), MSM_THREADS, 0, st>>>(offs, B, counts);
+    CU(cudaGetLastError(), "k_runs launch");
     /* run starts: offs[0..B+1] = exclusive scan of counts[0..B] (B + 2 entries with the total) */
     tb = ws->cub_bytes;
     CU(cub::DeviceScan::ExclusiveSum(ws->cub_tmp, tb, counts, offs, (int)B + 2, st),

@@ -52,6 +52,10 @@
 #define MSM_TREE_MAX_PARTS 8    /* batches a round may be cut into */
 #define MSM_TREE_PARTS 2        /* the default cut (msm_tree::parts) */
 #define MSM_TREE_SPLIT_MIN ((size_t)1 << 22) /* rounds of at least this many slots are cut */
+/* k_tree_pre waits on its gathers (ncu: 59 % of its stalls on L1TEX at 3 blocks an SM and 74 registers):
+ * four blocks an SM (64 registers) measured -2 ms a 2^27 - 1 MSM. k_tree_final keeps the compiler's 128
+ * registers: three blocks an SM (80) spill and cost +65 ms (docs/design/014, twelfth session). */
+#define MSM_TREE_PRE_BLOCKS 4
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -227,7 +231,8 @@ static __device__ fp_t slot_denom(const elems_src &src, size_t i)
 /* Upward, any level: running products of the denominators over the thread's K slots, stored per slot;
  * the thread's total goes to the level above. */
 template <int K, class S>
-__global__ void __launch_bounds__(MSM_THREADS) k_tree_pre(S src, size_t n, fp_t *pre, size_t ps, fp_t *tot)
+__global__ void __launch_bounds__(MSM_THREADS, MSM_TREE_PRE_BLOCKS)
+    k_tree_pre(S src, size_t n, fp_t *pre, size_t ps, fp_t *tot)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= SS)
