@@ -10,8 +10,9 @@ the counts. The opcode is the low 9 bits of an instruction's first 64-bit word o
     nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -cubin -o ntt.cubin src/gpu/ntt.cu
     python3 bench/gpu/sass_cost.py ntt.cubin
 
-Prints, per kernel: instructions, IMAD.WIDE, IMAD.HI, other IMAD, and cost = 2·(wide + hi) + imad
-(in IMAD issue slots). Compare two builds of the same kernel; the absolute number includes the
+Prints, per kernel: instructions, IMAD.WIDE, IMAD.HI, other IMAD, cost = 2·(wide + hi) + imad (in IMAD
+issue slots), and register moves (MOV, and IMAD.MOV.U32: an IMAD whose first factor is RZ, placed on the
+multiply pipe; not counted in imad). Compare two builds of the same kernel; the absolute number includes the
 kernel's set-up code.
 """
 import re
@@ -20,6 +21,7 @@ import subprocess
 import sys
 
 OPS = {0x24: "imad", 0x25: "wide", 0x27: "hi"}
+MOV, RZ = 0x002, 0xFF  # MOV's opcode; register 255 is RZ (read off the same listings)
 
 
 def kernels(path):
@@ -47,15 +49,18 @@ def main(argv):
     if not secs:
         sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (not a cubin?)\n")
         return 1
-    print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s}")
+    print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s} {'moves':>6s}")
     for name, off, size in sorted(secs):
-        n = {"imad": 0, "wide": 0, "hi": 0}
+        n = {"imad": 0, "wide": 0, "hi": 0, "moves": 0}
         for i in range(off, off + size - 15, 16):
-            kind = OPS.get(struct.unpack_from("<Q", data, i)[0] & 0x1FF)
-            if kind:
-                n[kind] += 1
+            word = struct.unpack_from("<Q", data, i)[0]
+            op = word & 0x1FF
+            if op == MOV or (op == 0x24 and (word >> 24) & 0xFF == RZ):
+                n["moves"] += 1  # MOV, or IMAD.MOV.U32 (an IMAD whose first factor is RZ)
+            elif op in OPS:
+                n[OPS[op]] += 1
         cost = 2 * (n["wide"] + n["hi"]) + n["imad"]
-        print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d}")
+        print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d} {n['moves']:6d}")
     return 0
 
 

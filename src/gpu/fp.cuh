@@ -280,7 +280,13 @@ FP_FN uint32_t fp_redc_row_c(fr_carry *k, uint32_t u[13], uint32_t v[13], const 
 
 /* a·b·2^-384 mod p for a, b < 2p, with p's words from the caller: P = p,
  * for a kernel that keeps them in registers (loaded from memory, so that
- * ptxas cannot fold them into immediates). The result is below p. */
+ * ptxas cannot fold them into immediates). The result is below p.
+ *
+ * U and V trade roles every row: after a row's shift by one word, the array that took the even pairs
+ * (words 2j, 2j + 1) holds them at odd places, which is where the next row's odd pairs land, and the
+ * other way round. So each IMAD.WIDE's addend is already a register pair; with fixed roles ptxas moved
+ * 255 words a product to re-pair them (808 instructions a product in a chain kernel, 568 now:
+ * bench/gpu/sass_cost.py; docs/design/013, twelfth session). */
 FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
 {
     fr_carry k = {0};
@@ -298,9 +304,15 @@ FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
     fp_redc_row(&k, u, v, P);
     FP_UNROLL
     for (int i = 1; i < 12; i++) {
-        fp_pairs_even<true>(&k, u, a.v[i], b.v);
-        fp_pairs_odd(&k, v, a.v[i], b.v);
-        fp_redc_row(&k, u, v, P);
+        if (i & 1) {
+            fp_pairs_even<true>(&k, v, a.v[i], b.v);
+            fp_pairs_odd(&k, u, a.v[i], b.v);
+            fp_redc_row(&k, v, u, P);
+        } else {
+            fp_pairs_even<true>(&k, u, a.v[i], b.v);
+            fp_pairs_odd(&k, v, a.v[i], b.v);
+            fp_redc_row(&k, u, v, P);
+        }
     }
     uint32_t t[12];
     t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
@@ -391,8 +403,8 @@ FP_FN fp_t fp_sqr(fp_t a)
     v[12] = 0;
     uint32_t c = 0;
     FP_UNROLL
-    for (int i = 0; i < 12; i++)
-        c = fp_redc_row_c(&k, u, v, P, c);
+    for (int i = 0; i < 12; i++) /* u and v trade roles every row, as in fp_mul_pw */
+        c = i & 1 ? fp_redc_row_c(&k, v, u, P, c) : fp_redc_row_c(&k, u, v, P, c);
     uint32_t r[12];
     (void)add_cc(&k, c, 0xffffffffu);
     r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
