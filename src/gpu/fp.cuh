@@ -304,15 +304,10 @@ FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
     fp_redc_row(&k, u, v, P);
     FP_UNROLL
     for (int i = 1; i < 12; i++) {
-        if (i & 1) {
-            fp_pairs_even<true>(&k, v, a.v[i], b.v);
-            fp_pairs_odd(&k, u, a.v[i], b.v);
-            fp_redc_row(&k, v, u, P);
-        } else {
-            fp_pairs_even<true>(&k, u, a.v[i], b.v);
-            fp_pairs_odd(&k, v, a.v[i], b.v);
-            fp_redc_row(&k, u, v, P);
-        }
+        uint32_t *E = i & 1 ? v : u, *O = i & 1 ? u : v; /* the even pairs' array this row, the odd's */
+        fp_pairs_even<true>(&k, E, a.v[i], b.v);
+        fp_pairs_odd(&k, O, a.v[i], b.v);
+        fp_redc_row(&k, E, O, P);
     }
     uint32_t t[12];
     t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
@@ -404,7 +399,7 @@ FP_FN fp_t fp_sqr(fp_t a)
     uint32_t c = 0;
     FP_UNROLL
     for (int i = 0; i < 12; i++) /* u and v trade roles every row, as in fp_mul_pw */
-        c = i & 1 ? fp_redc_row_c(&k, v, u, P, c) : fp_redc_row_c(&k, u, v, P, c);
+        c = fp_redc_row_c(&k, i & 1 ? v : u, i & 1 ? u : v, P, c);
     uint32_t r[12];
     (void)add_cc(&k, c, 0xffffffffu);
     r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
