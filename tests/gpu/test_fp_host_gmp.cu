@@ -29,7 +29,7 @@ static fp_t from_mpz(const mpz_t z)
     return a;
 }
 
-/* A random element below bound: 12 random words reduced by GMP. */
+/* A random element below bound: 13 random words (416 bits) reduced by GMP. */
 static void rand_below(mpz_t z, const mpz_t bound)
 {
     uint32_t w[13];
