@@ -9,23 +9,26 @@
  * Arithmetic. Multiplication is word-serial Montgomery (CIOS, one row per
  * word a_i: add a_i·b, then m·r with m chosen to clear the low word, then
  * shift one word) over 32-bit limbs, with the accumulator kept as the sum of
- * two nine-word numbers U + V: U takes the partial products with the
+ * two nine-word numbers U + V: one takes the partial products with the
  * even-indexed words of b and r, whose (lo, hi) halves fall on the disjoint
- * word pairs (0,1), (2,3), ..., and V those with odd-indexed words, pairs
+ * word pairs (0,1), (2,3), ..., the other those with odd-indexed words, pairs
  * (1,2), (3,4), .... Each carry chain therefore adds whole 64-bit products,
  * which the compiler turns into one IMAD.WIDE.U32.X per product (carry in and
  * out); with the low and high halves in separate chains it needs two or three
- * instructions per product. The sum stays below 2r between rows and below
- * 2r + 2^33·r < 2^288 inside one, so nine words hold each part. r's low word
- * is 1, hence -r^-1 mod 2^32 = 2^32 - 1 and m = -(U0 + V0); after m·r is
+ * instructions per product. The two parts trade roles every row so that the
+ * shifted words already sit in the register pairs the next row adds into
+ * (fp.cuh does the same). The sum stays below 2r between rows and below
+ * 2r + 2^33·r < 2^288 inside one, so nine words hold each part. After m·r is
  * added the two low words sum to 0 or 2^32, and that carry enters the next
  * row's first chain. One conditional subtraction of r ends it. Squaring is
  * the product with itself (the NTT squares only while building tables).
- * Measured on the H200 (docs/design/009-gpu-ntt.md): 48.8 G products/s,
- * against 38.4 for the same CIOS with separate low/high chains and 36.9 for
- * plain C with 64-bit intermediates. The reduction's products do not fuse
- * yet (IMAD.X + IMAD.HI.U32.X each, also with r's words from a kernel
- * parameter); that is the next 20-25 %.
+ * m = (U0 + V0)·n0 with n0 = -r^-1 mod 2^32 read from constant memory: n0 is
+ * 2^32 - 1, and when ptxas sees that value it makes m a negation and then
+ * splits every m·r product into IMAD.X + IMAD.HI.U32.X. Measured on the H200
+ * (docs/design/009-gpu-ntt.md, thirteenth session): 56.6 G products/s with
+ * one, two or four products in flight a thread, against 49.1 with n0 as an
+ * immediate (and 38.4 for separate low/high chains, 36.9 for plain C with
+ * 64-bit intermediates).
  *
  * Carries. On the device the chains are PTX add.cc/addc/mad.lo.cc/madc.hi
  * instructions, one volatile asm statement each so that their order (and the
@@ -316,94 +319,103 @@ FR_FN fr_t fr_sub(fr_t a, fr_t b)
     return r;
 }
 
-/* Adds ai·(w0, w2, w4, w6) into u[0..7] as four (lo, hi) pairs, carry into u[8]; CC carries in. */
-FR_FN void fr_pairs_even(fr_carry *k, uint32_t u[9], uint32_t ai, uint32_t w0, uint32_t w2, uint32_t w4,
-                         uint32_t w6)
+/* -r^-1 mod 2^32 for the reduction's m. Its value is 2^32 - 1, but the
+ * kernels read it from constant memory: with the value known, ptxas compiles
+ * m = (U0 + V0)·n0 to a negation and then splits every m·r product of the row
+ * into IMAD.X + IMAD.HI.U32.X instead of one IMAD.WIDE.U32.X. */
+#ifdef __CUDACC__
+static __constant__ uint32_t fr_c_n0 = 0xffffffffu;
+#endif
+#ifdef __CUDA_ARCH__
+#define FR_N0 fr_c_n0
+#else
+#define FR_N0 0xffffffffu
+#endif
+
+/* u[0..7] += ai·(w0, w2, w4, w6) as four (lo, hi) pairs, the carry out into
+ * u[8]; CIN: the chain takes the carry flag in (the previous row's). */
+template <bool CIN>
+__host__ __device__ __forceinline__ void fr_pairs_even(fr_carry *k, uint32_t u[9], uint32_t ai, const uint32_t w[8])
 {
-    u[0] = madc_lo_cc(k, ai, w0, u[0]);
-    u[1] = madc_hi_cc(k, ai, w0, u[1]);
-    u[2] = madc_lo_cc(k, ai, w2, u[2]);
-    u[3] = madc_hi_cc(k, ai, w2, u[3]);
-    u[4] = madc_lo_cc(k, ai, w4, u[4]);
-    u[5] = madc_hi_cc(k, ai, w4, u[5]);
-    u[6] = madc_lo_cc(k, ai, w6, u[6]);
-    u[7] = madc_hi_cc(k, ai, w6, u[7]);
+    u[0] = CIN ? madc_lo_cc(k, ai, w[0], u[0]) : mad_lo_cc(k, ai, w[0], u[0]);
+    u[1] = madc_hi_cc(k, ai, w[0], u[1]);
+    FR_UNROLL
+    for (int j = 2; j < 8; j += 2) {
+        u[j] = madc_lo_cc(k, ai, w[j], u[j]);
+        u[j + 1] = madc_hi_cc(k, ai, w[j], u[j + 1]);
+    }
     u[8] = addc(k, u[8], 0);
 }
 
-/* Adds ai·(w1, w3, w5, w7)·2^32 into v[1..8] as four (lo, hi) pairs; no carry in or out. */
-FR_FN void fr_pairs_odd(fr_carry *k, uint32_t v[9], uint32_t ai, uint32_t w1, uint32_t w3, uint32_t w5,
-                        uint32_t w7)
+/* v[1..8] += ai·(w1, w3, w5, w7)·2^32 as four (lo, hi) pairs; no carry in or out. */
+FR_FN void fr_pairs_odd(fr_carry *k, uint32_t v[9], uint32_t ai, const uint32_t w[8])
 {
-    v[1] = mad_lo_cc(k, ai, w1, v[1]);
-    v[2] = madc_hi_cc(k, ai, w1, v[2]);
-    v[3] = madc_lo_cc(k, ai, w3, v[3]);
-    v[4] = madc_hi_cc(k, ai, w3, v[4]);
-    v[5] = madc_lo_cc(k, ai, w5, v[5]);
-    v[6] = madc_hi_cc(k, ai, w5, v[6]);
-    v[7] = madc_lo_cc(k, ai, w7, v[7]);
-    v[8] = madc_hi(k, ai, w7, v[8]);
+    v[1] = mad_lo_cc(k, ai, w[1], v[1]);
+    v[2] = madc_hi_cc(k, ai, w[1], v[2]);
+    FR_UNROLL
+    for (int j = 3; j < 7; j += 2) {
+        v[j] = madc_lo_cc(k, ai, w[j], v[j]);
+        v[j + 1] = madc_hi_cc(k, ai, w[j], v[j + 1]);
+    }
+    v[7] = madc_lo_cc(k, ai, w[7], v[7]);
+    v[8] = madc_hi(k, ai, w[7], v[8]);
+}
+
+/* One reduction row: m = (U0 + V0)·n0 clears the low word of U + V + m·r;
+ * then both parts move down one word. The carry of the dropped words (0 or 1)
+ * is left in the flag for the next row's first chain. */
+FR_FN void fr_redc_row(fr_carry *k, uint32_t u[9], uint32_t v[9], const uint32_t R[8])
+{
+    uint32_t m = (u[0] + v[0]) * FR_N0;
+    fr_pairs_even<false>(k, u, m, R);
+    fr_pairs_odd(k, v, m, R);
+    (void)add_cc(k, u[0], v[0]); /* 0 or 2^32 */
+    FR_UNROLL
+    for (int j = 0; j < 8; j++) {
+        u[j] = u[j + 1];
+        v[j] = v[j + 1];
+    }
+    u[8] = 0;
+    v[8] = 0;
 }
 
 /*
  * Even/odd Montgomery multiplication. The accumulator is the sum U + V of two
- * nine-word numbers: U takes the products with even-indexed words (their
- * (lo, hi) halves land on non-overlapping word pairs 0-1, 2-3, ...), V those
- * with odd-indexed words (pairs 1-2, 3-4, ...), so every chain adds whole
- * 64-bit products. m = -(U0 + V0); after m·r is added the two low words sum
- * to 0 or 2^32, and that carry rides into the next row's U chain.
+ * nine-word numbers: one takes the products with even-indexed words (their
+ * (lo, hi) halves land on the word pairs 0-1, 2-3, ...), the other those with
+ * odd-indexed words (pairs 1-2, 3-4, ...), so every chain adds whole 64-bit
+ * products. The two trade roles every row: after a row's shift by one word
+ * the array that took the even pairs holds them at odd places, which is where
+ * the next row's odd pairs land, so each IMAD.WIDE's addend is already a
+ * register pair (as in fp.cuh's product).
  */
 FR_FN fr_t fr_mul_rw(fr_t a, fr_t b, const uint32_t rw[8])
 {
     fr_carry k = {0};
     uint32_t u[9], v[9];
     uint32_t a0 = a.v[0];
-    u[0] = a0 * b.v[0];
-    u[1] = (uint32_t)(((uint64_t)a0 * b.v[0]) >> 32);
-    u[2] = a0 * b.v[2];
-    u[3] = (uint32_t)(((uint64_t)a0 * b.v[2]) >> 32);
-    u[4] = a0 * b.v[4];
-    u[5] = (uint32_t)(((uint64_t)a0 * b.v[4]) >> 32);
-    u[6] = a0 * b.v[6];
-    u[7] = (uint32_t)(((uint64_t)a0 * b.v[6]) >> 32);
+    FR_UNROLL
+    for (int j = 0; j < 8; j += 2) {
+        u[j] = a0 * b.v[j];
+        u[j + 1] = (uint32_t)(((uint64_t)a0 * b.v[j]) >> 32);
+        v[j + 1] = a0 * b.v[j + 1];
+        v[j + 2] = (uint32_t)(((uint64_t)a0 * b.v[j + 1]) >> 32);
+    }
     u[8] = 0;
     v[0] = 0;
-    v[1] = a0 * b.v[1];
-    v[2] = (uint32_t)(((uint64_t)a0 * b.v[1]) >> 32);
-    v[3] = a0 * b.v[3];
-    v[4] = (uint32_t)(((uint64_t)a0 * b.v[3]) >> 32);
-    v[5] = a0 * b.v[5];
-    v[6] = (uint32_t)(((uint64_t)a0 * b.v[5]) >> 32);
-    v[7] = a0 * b.v[7];
-    v[8] = (uint32_t)(((uint64_t)a0 * b.v[7]) >> 32);
+    fr_redc_row(&k, u, v, rw);
     FR_UNROLL
-    for (int i = 0; i < 8; i++) {
-        if (i > 0) {
-            fr_pairs_even(&k, u, a.v[i], b.v[0], b.v[2], b.v[4], b.v[6]);
-            fr_pairs_odd(&k, v, a.v[i], b.v[1], b.v[3], b.v[5], b.v[7]);
-        } else {
-            (void)add_cc(&k, 0, 0); /* no carry into row 0's reduction */
-        }
-        uint32_t m = 0u - u[0] - v[0];
-        fr_pairs_even(&k, u, m, rw[0], rw[2], rw[4], rw[6]);
-        fr_pairs_odd(&k, v, m, rw[1], rw[3], rw[5], rw[7]);
-        (void)add_cc(&k, u[0], v[0]); /* 0 or 2^32: the carry for the next chain */
-        FR_UNROLL
-        for (int j = 0; j < 8; j++) {
-            u[j] = u[j + 1];
-            v[j] = v[j + 1];
-        }
-        u[8] = 0;
-        v[8] = 0;
+    for (int i = 1; i < 8; i++) {
+        uint32_t *E = i & 1 ? v : u, *O = i & 1 ? u : v; /* the even pairs' array this row, the odd's */
+        fr_pairs_even<true>(&k, E, a.v[i], b.v);
+        fr_pairs_odd(&k, O, a.v[i], b.v);
+        fr_redc_row(&k, E, O, rw);
     }
     uint32_t t[8];
-    t[0] = addc_cc(&k, u[0], v[0]);
-    t[1] = addc_cc(&k, u[1], v[1]);
-    t[2] = addc_cc(&k, u[2], v[2]);
-    t[3] = addc_cc(&k, u[3], v[3]);
-    t[4] = addc_cc(&k, u[4], v[4]);
-    t[5] = addc_cc(&k, u[5], v[5]);
-    t[6] = addc_cc(&k, u[6], v[6]);
+    t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
+    FR_UNROLL
+    for (int j = 1; j < 7; j++)
+        t[j] = addc_cc(&k, u[j], v[j]);
     t[7] = addc(&k, u[7], v[7]);
     return fr_reduce_once(t);
 }
