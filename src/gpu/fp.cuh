@@ -41,9 +41,9 @@
  * Carries. The chains are fr.cuh's primitives (add_cc, madc_lo_cc, ... with
  * an fr_carry standing for the flag on the host): PTX add.cc/addc/mad.lo.cc/
  * madc.hi in one volatile asm statement each on the device, 64-bit C on the
- * host. They are reused by including fr.cuh rather than moved to a shared
- * header, which would mean editing fr.cuh. No field function branches on
- * data: reductions select with masks.
+ * host; fp_mul's rows are fr.cuh's mont_mul_words<12>, the same code as Fr's
+ * product on eight words. No field function branches on data: reductions
+ * select with masks.
  */
 #ifndef CUZK_GPU_FP_CUH
 #define CUZK_GPU_FP_CUH
@@ -207,114 +207,33 @@ FP_FN fp_t fp_neg(fp_t a)
 
 /* ---- multiplication ------------------------------------------------------ */
 
-/* u[0..11] += ai·(w0, w2, ..., w10) as six (lo, hi) pairs, the carry out into
- * u[12]; CIN: the chain takes the carry flag in (the previous row's). */
-template <bool CIN>
-__host__ __device__ __forceinline__ void fp_pairs_even(fr_carry *k, uint32_t u[13], uint32_t ai,
-                                                       const uint32_t w[12])
-{
-    u[0] = CIN ? madc_lo_cc(k, ai, w[0], u[0]) : mad_lo_cc(k, ai, w[0], u[0]);
-    u[1] = madc_hi_cc(k, ai, w[0], u[1]);
-    FP_UNROLL
-    for (int j = 2; j < 12; j += 2) {
-        u[j] = madc_lo_cc(k, ai, w[j], u[j]);
-        u[j + 1] = madc_hi_cc(k, ai, w[j], u[j + 1]);
-    }
-    u[12] = addc(k, u[12], 0);
-}
-
-/* v[1..12] += ai·(w1, w3, ..., w11)·2^32 as six (lo, hi) pairs; no carry in or out. */
-FP_FN void fp_pairs_odd(fr_carry *k, uint32_t v[13], uint32_t ai, const uint32_t w[12])
-{
-    v[1] = mad_lo_cc(k, ai, w[1], v[1]);
-    v[2] = madc_hi_cc(k, ai, w[1], v[2]);
-    FP_UNROLL
-    for (int j = 3; j < 11; j += 2) {
-        v[j] = madc_lo_cc(k, ai, w[j], v[j]);
-        v[j + 1] = madc_hi_cc(k, ai, w[j], v[j + 1]);
-    }
-    v[11] = madc_lo_cc(k, ai, w[11], v[11]);
-    v[12] = madc_hi(k, ai, w[11], v[12]);
-}
-
-/* One reduction row of fp_mul: m = (U0 + V0)·n0 clears the low word of
- * U + V + m·p; then both parts move down one word. The carry of the dropped
- * words (0 or 1) is left in the flag: the next chain, a product row's, takes
- * it in before any m is computed. */
-FP_FN void fp_redc_row(fr_carry *k, uint32_t u[13], uint32_t v[13], const uint32_t P[12])
-{
-    uint32_t m = (u[0] + v[0]) * FP_N0;
-    fp_pairs_even<false>(k, u, m, P);
-    fp_pairs_odd(k, v, m, P);
-    (void)add_cc(k, u[0], v[0]); /* 0 or 2^32 */
-    FP_UNROLL
-    for (int j = 0; j < 12; j++) {
-        u[j] = u[j + 1];
-        v[j] = v[j + 1];
-    }
-    u[12] = 0;
-    v[12] = 0;
-}
-
 /* A reduction row with no product before it (fp_sqr): the previous row's
  * carry c is still pending, so m must count it, m = (U0 + V0 + c)·n0, and
  * the flag is set to c just before the chain that adds it. The new carry is
  * returned as a value: after m·p, U0 + V0 is 0 or 2^32, so it is 1 exactly
- * when U0 != 0. */
+ * when U0 != 0. (fp_mul's rows are fr.cuh's mont_redc_row.) */
 FP_FN uint32_t fp_redc_row_c(fr_carry *k, uint32_t u[13], uint32_t v[13], const uint32_t P[12], uint32_t c)
 {
     uint32_t m = (u[0] + v[0] + c) * FP_N0;
     (void)add_cc(k, c, 0xffffffffu); /* flag = c */
-    fp_pairs_even<true>(k, u, m, P);
-    fp_pairs_odd(k, v, m, P);
+    mont_pairs_even<12, true>(k, u, m, P);
+    mont_pairs_odd<12>(k, v, m, P);
     c = u[0] != 0;
-    FP_UNROLL
-    for (int j = 0; j < 12; j++) {
-        u[j] = u[j + 1];
-        v[j] = v[j + 1];
-    }
-    u[12] = 0;
-    v[12] = 0;
+    mont_shift<12>(u, v);
     return c;
 }
 
 /* a·b·2^-384 mod p for a, b < 2p, with p's words from the caller: P = p,
  * for a kernel that keeps them in registers (loaded from memory, so that
- * ptxas cannot fold them into immediates). The result is below p.
- *
- * U and V trade roles every row: after a row's shift by one word, the array that took the even pairs
- * (words 2j, 2j + 1) holds them at odd places, which is where the next row's odd pairs land, and the
- * other way round. So each IMAD.WIDE's addend is already a register pair; with fixed roles ptxas moved
- * 255 words a product to re-pair them (808 instructions a product in a chain kernel, 568 now:
- * bench/gpu/sass_cost.py; docs/design/013, twelfth session). */
+ * ptxas cannot fold them into immediates). The result is below p: fr.cuh's
+ * mont_mul_words on twelve words (the accumulators trade roles every row, so
+ * no register moves re-pair them: 808 instructions a product in a chain kernel
+ * with fixed roles, 568 now; docs/design/013, twelfth session), then one
+ * conditional subtraction. */
 FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
 {
-    fr_carry k = {0};
-    uint32_t u[13], v[13];
-    uint32_t a0 = a.v[0];
-    FP_UNROLL
-    for (int j = 0; j < 12; j += 2) {
-        u[j] = a0 * b.v[j];
-        u[j + 1] = (uint32_t)(((uint64_t)a0 * b.v[j]) >> 32);
-        v[j + 1] = a0 * b.v[j + 1];
-        v[j + 2] = (uint32_t)(((uint64_t)a0 * b.v[j + 1]) >> 32);
-    }
-    u[12] = 0;
-    v[0] = 0;
-    fp_redc_row(&k, u, v, P);
-    FP_UNROLL
-    for (int i = 1; i < 12; i++) {
-        uint32_t *E = i & 1 ? v : u, *O = i & 1 ? u : v; /* the even pairs' array this row, the odd's */
-        fp_pairs_even<true>(&k, E, a.v[i], b.v);
-        fp_pairs_odd(&k, O, a.v[i], b.v);
-        fp_redc_row(&k, E, O, P);
-    }
     uint32_t t[12];
-    t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
-    FP_UNROLL
-    for (int j = 1; j < 11; j++)
-        t[j] = addc_cc(&k, u[j], v[j]);
-    t[11] = addc(&k, u[11], v[11]);
+    mont_mul_words<12>(a.v, b.v, P, FP_N0, t);
     return fp_reduce_once(t);
 }
 

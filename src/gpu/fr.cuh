@@ -319,6 +319,118 @@ FR_FN fr_t fr_sub(fr_t a, fr_t b)
     return r;
 }
 
+/* ---- word-serial Montgomery rows, on N words (Fr here, Fp in fp.cuh) ----- */
+
+/* Force-inlined in device code; plain inline on the host, where forcing every
+ * product of a point operation inline made test programs take minutes to
+ * compile (fp.cuh). */
+#ifdef __CUDA_ARCH__
+#define MONT_FN static __host__ __device__ __forceinline__
+#else
+#define MONT_FN static __host__ __device__ inline
+#endif
+
+/* u[0..N-1] += ai·(w0, w2, ..., w_{N-2}) as N/2 (lo, hi) pairs, the carry out
+ * into u[N]; CIN: the chain takes the carry flag in (the previous row's). */
+template <int N, bool CIN>
+MONT_FN void mont_pairs_even(fr_carry *k, uint32_t u[], uint32_t ai, const uint32_t w[])
+{
+    u[0] = CIN ? madc_lo_cc(k, ai, w[0], u[0]) : mad_lo_cc(k, ai, w[0], u[0]);
+    u[1] = madc_hi_cc(k, ai, w[0], u[1]);
+    FR_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        u[j] = madc_lo_cc(k, ai, w[j], u[j]);
+        u[j + 1] = madc_hi_cc(k, ai, w[j], u[j + 1]);
+    }
+    u[N] = addc(k, u[N], 0);
+}
+
+/* v[1..N] += ai·(w1, w3, ..., w_{N-1})·2^32 as N/2 (lo, hi) pairs; no carry in or out. */
+template <int N> MONT_FN void mont_pairs_odd(fr_carry *k, uint32_t v[], uint32_t ai, const uint32_t w[])
+{
+    v[1] = mad_lo_cc(k, ai, w[1], v[1]);
+    v[2] = madc_hi_cc(k, ai, w[1], v[2]);
+    FR_UNROLL
+    for (int j = 3; j < N - 1; j += 2) {
+        v[j] = madc_lo_cc(k, ai, w[j], v[j]);
+        v[j + 1] = madc_hi_cc(k, ai, w[j], v[j + 1]);
+    }
+    v[N - 1] = madc_lo_cc(k, ai, w[N - 1], v[N - 1]);
+    v[N] = madc_hi(k, ai, w[N - 1], v[N]);
+}
+
+/* Both parts down one word. */
+template <int N> MONT_FN void mont_shift(uint32_t u[], uint32_t v[])
+{
+    FR_UNROLL
+    for (int j = 0; j < N; j++) {
+        u[j] = u[j + 1];
+        v[j] = v[j + 1];
+    }
+    u[N] = 0;
+    v[N] = 0;
+}
+
+/* One reduction row: m = (U0 + V0)·n0 (n0 = -modulus^-1 mod 2^32) clears the
+ * low word of U + V + m·modulus; then both parts move down one word. The
+ * carry of the dropped words (0 or 1) is left in the flag for the next row's
+ * first chain. */
+template <int N>
+MONT_FN void mont_redc_row(fr_carry *k, uint32_t u[], uint32_t v[], const uint32_t M[], uint32_t n0)
+{
+    uint32_t m = (u[0] + v[0]) * n0;
+    mont_pairs_even<N, false>(k, u, m, M);
+    mont_pairs_odd<N>(k, v, m, M);
+    (void)add_cc(k, u[0], v[0]); /* 0 or 2^32 */
+    mont_shift<N>(u, v);
+}
+
+/*
+ * Even/odd Montgomery multiplication: t = U + V ≡ a·b·2^(-32N) modulo M, t
+ * below 2M when a·b < M·2^(32N) (the caller subtracts M once). The
+ * accumulator is the sum U + V of two (N+1)-word numbers: one takes the
+ * partial products with even-indexed words of b and M, whose (lo, hi) halves
+ * land on the word pairs 0-1, 2-3, ..., the other those with odd-indexed
+ * words (pairs 1-2, 3-4, ...), so every chain adds whole 64-bit products and
+ * compiles to one IMAD.WIDE.U32.X a product. The two trade roles every row:
+ * after a row's shift by one word the array that took the even pairs holds
+ * them at odd places, which is where the next row's odd pairs land, so each
+ * IMAD.WIDE's addend is already a register pair (with fixed roles ptxas
+ * re-paired them with moves: docs/design/013, twelfth session).
+ */
+template <int N>
+MONT_FN void mont_mul_words(const uint32_t a[], const uint32_t b[], const uint32_t M[], uint32_t n0,
+                            uint32_t t[])
+{
+    fr_carry k = {0};
+    uint32_t u[N + 1], v[N + 1];
+    uint32_t a0 = a[0];
+    FR_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        u[j] = a0 * b[j];
+        u[j + 1] = (uint32_t)(((uint64_t)a0 * b[j]) >> 32);
+        v[j + 1] = a0 * b[j + 1];
+        v[j + 2] = (uint32_t)(((uint64_t)a0 * b[j + 1]) >> 32);
+    }
+    u[N] = 0;
+    v[0] = 0;
+    mont_redc_row<N>(&k, u, v, M, n0);
+    FR_UNROLL
+    for (int i = 1; i < N; i++) {
+        uint32_t *E = i & 1 ? v : u, *O = i & 1 ? u : v; /* the even pairs' array this row, the odd's */
+        mont_pairs_even<N, true>(&k, E, a[i], b);
+        mont_pairs_odd<N>(&k, O, a[i], b);
+        mont_redc_row<N>(&k, E, O, M, n0);
+    }
+    t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
+    FR_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = addc_cc(&k, u[j], v[j]);
+    t[N - 1] = addc(&k, u[N - 1], v[N - 1]);
+}
+
+/* ---- Fr products ------------------------------------------------------- */
+
 /* -r^-1 mod 2^32 for the reduction's m. Its value is 2^32 - 1, but the
  * kernels read it from constant memory: with the value known, ptxas compiles
  * m = (U0 + V0)·n0 to a negation and then splits every m·r product of the row
@@ -332,91 +444,11 @@ static __constant__ uint32_t fr_c_n0 = 0xffffffffu;
 #define FR_N0 0xffffffffu
 #endif
 
-/* u[0..7] += ai·(w0, w2, w4, w6) as four (lo, hi) pairs, the carry out into
- * u[8]; CIN: the chain takes the carry flag in (the previous row's). */
-template <bool CIN>
-__host__ __device__ __forceinline__ void fr_pairs_even(fr_carry *k, uint32_t u[9], uint32_t ai, const uint32_t w[8])
-{
-    u[0] = CIN ? madc_lo_cc(k, ai, w[0], u[0]) : mad_lo_cc(k, ai, w[0], u[0]);
-    u[1] = madc_hi_cc(k, ai, w[0], u[1]);
-    FR_UNROLL
-    for (int j = 2; j < 8; j += 2) {
-        u[j] = madc_lo_cc(k, ai, w[j], u[j]);
-        u[j + 1] = madc_hi_cc(k, ai, w[j], u[j + 1]);
-    }
-    u[8] = addc(k, u[8], 0);
-}
-
-/* v[1..8] += ai·(w1, w3, w5, w7)·2^32 as four (lo, hi) pairs; no carry in or out. */
-FR_FN void fr_pairs_odd(fr_carry *k, uint32_t v[9], uint32_t ai, const uint32_t w[8])
-{
-    v[1] = mad_lo_cc(k, ai, w[1], v[1]);
-    v[2] = madc_hi_cc(k, ai, w[1], v[2]);
-    FR_UNROLL
-    for (int j = 3; j < 7; j += 2) {
-        v[j] = madc_lo_cc(k, ai, w[j], v[j]);
-        v[j + 1] = madc_hi_cc(k, ai, w[j], v[j + 1]);
-    }
-    v[7] = madc_lo_cc(k, ai, w[7], v[7]);
-    v[8] = madc_hi(k, ai, w[7], v[8]);
-}
-
-/* One reduction row: m = (U0 + V0)·n0 clears the low word of U + V + m·r;
- * then both parts move down one word. The carry of the dropped words (0 or 1)
- * is left in the flag for the next row's first chain. */
-FR_FN void fr_redc_row(fr_carry *k, uint32_t u[9], uint32_t v[9], const uint32_t R[8])
-{
-    uint32_t m = (u[0] + v[0]) * FR_N0;
-    fr_pairs_even<false>(k, u, m, R);
-    fr_pairs_odd(k, v, m, R);
-    (void)add_cc(k, u[0], v[0]); /* 0 or 2^32 */
-    FR_UNROLL
-    for (int j = 0; j < 8; j++) {
-        u[j] = u[j + 1];
-        v[j] = v[j + 1];
-    }
-    u[8] = 0;
-    v[8] = 0;
-}
-
-/*
- * Even/odd Montgomery multiplication. The accumulator is the sum U + V of two
- * nine-word numbers: one takes the products with even-indexed words (their
- * (lo, hi) halves land on the word pairs 0-1, 2-3, ...), the other those with
- * odd-indexed words (pairs 1-2, 3-4, ...), so every chain adds whole 64-bit
- * products. The two trade roles every row: after a row's shift by one word
- * the array that took the even pairs holds them at odd places, which is where
- * the next row's odd pairs land, so each IMAD.WIDE's addend is already a
- * register pair (as in fp.cuh's product).
- */
+/* a·b·2^-256 mod r (a, b < r) with the words of r from the caller (rw = r). */
 FR_FN fr_t fr_mul_rw(fr_t a, fr_t b, const uint32_t rw[8])
 {
-    fr_carry k = {0};
-    uint32_t u[9], v[9];
-    uint32_t a0 = a.v[0];
-    FR_UNROLL
-    for (int j = 0; j < 8; j += 2) {
-        u[j] = a0 * b.v[j];
-        u[j + 1] = (uint32_t)(((uint64_t)a0 * b.v[j]) >> 32);
-        v[j + 1] = a0 * b.v[j + 1];
-        v[j + 2] = (uint32_t)(((uint64_t)a0 * b.v[j + 1]) >> 32);
-    }
-    u[8] = 0;
-    v[0] = 0;
-    fr_redc_row(&k, u, v, rw);
-    FR_UNROLL
-    for (int i = 1; i < 8; i++) {
-        uint32_t *E = i & 1 ? v : u, *O = i & 1 ? u : v; /* the even pairs' array this row, the odd's */
-        fr_pairs_even<true>(&k, E, a.v[i], b.v);
-        fr_pairs_odd(&k, O, a.v[i], b.v);
-        fr_redc_row(&k, E, O, rw);
-    }
     uint32_t t[8];
-    t[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
-    FR_UNROLL
-    for (int j = 1; j < 7; j++)
-        t[j] = addc_cc(&k, u[j], v[j]);
-    t[7] = addc(&k, u[7], v[7]);
+    mont_mul_words<8>(a.v, b.v, rw, FR_N0, t);
     return fr_reduce_once(t);
 }
 
