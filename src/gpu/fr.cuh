@@ -397,13 +397,32 @@ MONT_FN void mont_redc_row(fr_carry *k, uint32_t u[], uint32_t v[], const uint32
  * them at odd places, which is where the next row's odd pairs land, so each
  * IMAD.WIDE's addend is already a register pair (with fixed roles ptxas
  * re-paired them with moves: docs/design/013, twelfth session).
+ *
+ * MONT_FIRST_ROW_CHAIN (build-time, default 0; an experiment not yet timed):
+ * the first row a_0·b as the same chains over zeroed accumulators instead of
+ * plain products. Counted (bench/gpu/sass_cost.py): Fp product 568 -> 544
+ * instructions, Fr 376 -> 360, the same IMAD.WIDE and IMAD.HI, fewer other
+ * IMADs; the NTT's k_pass 3784 -> 3576 with less spill; docs/design/020,
+ * thirteenth session, says how it is to be measured.
  */
+#ifndef MONT_FIRST_ROW_CHAIN
+#define MONT_FIRST_ROW_CHAIN 0
+#endif
 template <int N>
 MONT_FN void mont_mul_words(const uint32_t a[], const uint32_t b[], const uint32_t M[], uint32_t n0,
                             uint32_t t[])
 {
     fr_carry k = {0};
     uint32_t u[N + 1], v[N + 1];
+#if MONT_FIRST_ROW_CHAIN
+    FR_UNROLL
+    for (int j = 0; j <= N; j++) {
+        u[j] = 0;
+        v[j] = 0;
+    }
+    mont_pairs_even<N, false>(&k, u, a[0], b);
+    mont_pairs_odd<N>(&k, v, a[0], b);
+#else
     uint32_t a0 = a[0];
     FR_UNROLL
     for (int j = 0; j < N; j += 2) {
@@ -414,6 +433,7 @@ MONT_FN void mont_mul_words(const uint32_t a[], const uint32_t b[], const uint32
     }
     u[N] = 0;
     v[0] = 0;
+#endif
     mont_redc_row<N>(&k, u, v, M, n0);
     FR_UNROLL
     for (int i = 1; i < N; i++) {
