@@ -1,5 +1,7 @@
 /*
- * fr.cuh — the BLS12-381 scalar field Fr for CUDA kernels.
+ * fr.cuh — the BLS12-381 scalar field Fr for CUDA kernels, and the pieces
+ * fp.cuh builds Fp from: the carry-chain primitives and the word-serial
+ * Montgomery product on N words (mont_mul_words).
  *
  * Representation. An element is eight 32-bit little-endian limbs of
  * x·2^256 mod r, fully reduced: byte for byte the host's cuzk_fr (four 64-bit
