@@ -11,9 +11,12 @@ the counts. The opcode is the low 9 bits of an instruction's first 64-bit word o
     python3 bench/gpu/sass_cost.py ntt.cubin
 
 Prints, per kernel: instructions, IMAD.WIDE, IMAD.HI, other IMAD, cost = 2·(wide + hi) + imad (in IMAD
-issue slots), and register moves (MOV, and IMAD.MOV.U32: an IMAD whose first factor is RZ, placed on the
-multiply pipe; not counted in imad). Compare two builds of the same kernel; the absolute number includes the
-kernel's set-up code.
+issue slots), register moves (MOV, and IMAD.MOV.U32: an IMAD whose first factor is RZ, placed on the
+multiply pipe; not counted in imad), and the registers a thread and the stack frame bytes (the spill's
+home), as `nvcc -Xptxas -v` reports them: read from the cubin's .nv.info attributes (EIATTR_REGCOUNT 0x2f
+and EIATTR_FRAME_SIZE 0x11, each a pair (kernel symbol index, value); a kernel's .text section names its
+symbol in sh_info). Compare two builds of the same kernel; the absolute numbers include the kernel's
+set-up code.
 """
 import re
 import struct
@@ -22,6 +25,52 @@ import sys
 
 OPS = {0x24: "imad", 0x25: "wide", 0x27: "hi"}
 MOV, RZ = 0x002, 0xFF  # MOV's opcode; register 255 is RZ (read off the same listings)
+
+
+def kernel_attrs(data):
+    """{symbol index: (registers, frame bytes)} from the .nv.info section of a 64-bit little-endian cubin."""
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+
+    def header(i):  # name, type, flags, addr, offset, size, link, info, align, entsize
+        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+
+    names = header(shstrndx)[4]
+    regs, frame = {}, {}
+    for i in range(shnum):
+        h = header(i)
+        if data[names + h[0] : data.index(b"\0", names + h[0])] != b".nv.info":
+            continue
+        p, end = h[4], h[4] + h[5]
+        while p + 4 <= end:
+            fmt, attr = data[p], data[p + 1]
+            if fmt == 4:  # EIFMT_SVAL: 16-bit size, then the value
+                size = struct.unpack_from("<H", data, p + 2)[0]
+                if attr in (0x2F, 0x11) and size == 8:
+                    sym, val = struct.unpack_from("<II", data, p + 4)
+                    (regs if attr == 0x2F else frame)[sym] = val
+                p += 4 + size
+            elif fmt == 3:  # EIFMT_HVAL: a 16-bit value
+                p += 4
+            elif fmt in (1, 2):  # EIFMT_NVAL (none), EIFMT_BVAL (one byte)
+                p += 2 if fmt == 1 else 4
+            else:
+                break
+    return {sym: (regs[sym], frame.get(sym, 0)) for sym in regs}
+
+
+def section_syms(data):
+    """{kernel name: symbol index} from the sh_info of each .text.<kernel> section."""
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    names = struct.unpack_from("<IIQQQQIIQQ", data, shoff + shstrndx * shentsize)[4]
+    out = {}
+    for i in range(shnum):
+        h = struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+        n = data[names + h[0] : data.index(b"\0", names + h[0])].decode()
+        if n.startswith(".text."):
+            out[n[6:]] = h[7]
+    return out
 
 
 def kernels(path):
@@ -49,7 +98,12 @@ def main(argv):
     if not secs:
         sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (not a cubin?)\n")
         return 1
-    print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s} {'moves':>6s}")
+    try:
+        attrs, syms = kernel_attrs(data), section_syms(data)
+    except (struct.error, ValueError):  # not the layout read above: print the counts without them
+        attrs, syms = {}, {}
+    print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s} {'moves':>6s} {'regs':>5s} "
+          f"{'frame':>6s}")
     for name, off, size in sorted(secs):
         n = {"imad": 0, "wide": 0, "hi": 0, "moves": 0}
         for i in range(off, off + size - 15, 16):
@@ -60,7 +114,9 @@ def main(argv):
             elif op in OPS:
                 n[OPS[op]] += 1
         cost = 2 * (n["wide"] + n["hi"]) + n["imad"]
-        print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d} {n['moves']:6d}")
+        r, f = attrs.get(syms.get(name), ("?", "?"))
+        print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d} {n['moves']:6d} "
+              f"{r:>5} {f:>6}")
     return 0
 
 
