@@ -27,19 +27,22 @@ OPS = {0x24: "imad", 0x25: "wide", 0x27: "hi"}
 MOV, RZ = 0x002, 0xFF  # MOV's opcode; register 255 is RZ (read off the same listings)
 
 
-def kernel_attrs(data):
-    """{symbol index: (registers, frame bytes)} from the .nv.info section of a 64-bit little-endian cubin."""
+def sections(data):
+    """(name, header) of every section of a 64-bit little-endian ELF file; header = (name offset, type, flags,
+    addr, offset, size, link, info, align, entsize)."""
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = headers[shstrndx][4]
+    for h in headers:
+        yield data[names + h[0] : data.index(b"\0", names + h[0])].decode(), h
 
-    def header(i):  # name, type, flags, addr, offset, size, link, info, align, entsize
-        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
 
-    names = header(shstrndx)[4]
+def kernel_attrs(data):
+    """{symbol index: (registers, frame bytes)} from the .nv.info section of a cubin."""
     regs, frame = {}, {}
-    for i in range(shnum):
-        h = header(i)
-        if data[names + h[0] : data.index(b"\0", names + h[0])] != b".nv.info":
+    for name, h in sections(data):
+        if name != ".nv.info":
             continue
         p, end = h[4], h[4] + h[5]
         while p + 4 <= end:
@@ -61,16 +64,7 @@ def kernel_attrs(data):
 
 def section_syms(data):
     """{kernel name: symbol index} from the sh_info of each .text.<kernel> section."""
-    shoff = struct.unpack_from("<Q", data, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    names = struct.unpack_from("<IIQQQQIIQQ", data, shoff + shstrndx * shentsize)[4]
-    out = {}
-    for i in range(shnum):
-        h = struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-        n = data[names + h[0] : data.index(b"\0", names + h[0])].decode()
-        if n.startswith(".text."):
-            out[n[6:]] = h[7]
-    return out
+    return {name[6:]: h[7] for name, h in sections(data) if name.startswith(".text.")}
 
 
 def kernels(path):
@@ -100,7 +94,7 @@ def main(argv):
         return 1
     try:
         attrs, syms = kernel_attrs(data), section_syms(data)
-    except (struct.error, ValueError):  # not the layout read above: print the counts without them
+    except (struct.error, ValueError, UnicodeDecodeError):  # not the layout read above: print the counts without them
         attrs, syms = {}, {}
     print(f"{'kernel':48s} {'instr':>6s} {'wide':>5s} {'hi':>5s} {'imad':>5s} {'cost':>6s} {'moves':>6s} {'regs':>5s} "
           f"{'frame':>6s}")
