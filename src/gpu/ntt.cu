@@ -5,7 +5,8 @@
  * Schedule. Natural-to-bit-reversed (NR) is decimation in frequency
  * (Gentleman–Sande), bit-reversed-to-natural (RN) decimation in time
  * (Cooley–Tukey) run through the same stages backwards, NN is DIF followed by
- * a bit-reversal kernel: the CPU code's scheme (src/cpu/ntt.c). The lg stages
+ * a bit-reversal kernel (the CPU code's scheme, src/cpu/ntt.c) or, out of
+ * place, by stores to bit-reversed positions (Extras). The lg stages
  * are split into at most three passes of at most 10 stages; a pass reads the
  * whole vector once and writes it once. In a pass over 2^top-blocks with r
  * stages, column j < s = 2^(top-r) of a block holds a group of R = 2^r
@@ -38,6 +39,10 @@
  * costs one product at the last store when there are none); for NN a vector
  * is subtracted inside the bit-reversal kernel, where each element is loaded
  * before it moves. Each saves a pointwise pass of the caller (the H pipeline).
+ * An output vector (dst) makes the transform out of place: the last pass
+ * stores there, and for NN it stores each element at its bit-reversed
+ * position (pass_store_rev), subtracting sub first, so the bit-reversal
+ * kernel and its read and write of the vector are gone.
  *
  * Memory. The tables (at most 2 MiB) live in device memory taken with
  * cudaMallocAsync on the caller's stream and returned with cudaFreeAsync;
@@ -74,7 +79,9 @@ enum { SCALE_NONE = 0, SCALE_CONST = 1, SCALE_POW = 2, SCALE_POW_REV = 3 };
 /* One pass: stages with 2h = 2^top down to 2^(top-r+1). */
 typedef struct {
     fr_t *x;
+    fr_t *out;             /* where the pass stores: x, or the extras' dst in the last pass */
     const fr_t *src, *mul; /* first pass only (cuzk_gpu_ntt_extra): input from src (NULL: x), times mul */
+    const fr_t *sub;       /* folded NN's last pass: subtracted before the permutation */
     const fr_t *wa, *wb;   /* ω^e = wa[e mod 2^lga] · wb[e >> lga] */
     const fr_t *ca, *cb; /* coset factors, same split (cb includes n^-1 for inverse) */
     fr_t scale;          /* SCALE_CONST factor */
@@ -83,6 +90,7 @@ typedef struct {
     unsigned lgg;    /* log2 of the groups per tile */
     unsigned lgcols; /* log2 of the column tiles per block (s > 1), 0 when s = 1 */
     unsigned lgnb;   /* log2 of the blocks a thread block runs (s > 1), 0 when s = 1 */
+    unsigned revout; /* NN's last pass with dst: its stores permute (pass_store_rev) */
     int load_scale, store_scale;
 } pass_args;
 
@@ -103,6 +111,7 @@ typedef struct {
     unsigned smem[NTT_MAX_PASSES];
     bool dit, bitrev;
     const fr_t *src, *mul, *sub; /* the extras' vectors, bound to the first pass and the bit reversal */
+    fr_t *dst;                   /* the extras' output vector, bound to the last pass (NULL: in place) */
     size_t scratch_elems;
     unsigned ta_off[2][2]; /* element offsets of the tables in the scratch buffer */
 } ntt_job;
@@ -216,9 +225,17 @@ NTT_FN unsigned tile_col0(const pass_args *a, unsigned tile)
     return a->lgcols ? (tile & ((1u << a->lgcols) - 1)) << a->lgg : 0;
 }
 
-/* Position of tile element e (memory order) in the it-th block of the tile. */
+/*
+ * Position of tile element e (memory order) in the it-th block of the tile. When s = 1 a tile is G
+ * whole blocks: adjacent ones, or with revout the blocks rev(tile) + c·2^(lg - lgE), c < G, whose
+ * bit-reversed positions interleave (pass_store_rev).
+ */
 NTT_FN unsigned tile_pos(const pass_args *a, const pass_geo *g, unsigned tile, unsigned it, unsigned e)
 {
+    if (!g->col && a->revout) {
+        unsigned lgt = a->lg - g->lgE;
+        return ((rev_bits(tile, lgt) | ((e >> a->r) << lgt)) << a->r) | (e & (g->R - 1));
+    }
     if (!g->col)
         return (tile << g->lgE) + e;
     unsigned blk = ((tile >> a->lgcols) << a->lgnb) + it;
@@ -255,15 +272,45 @@ NTT_FN void pass_load(const pass_args *a, unsigned tile, unsigned it, unsigned t
     }
 }
 
+/*
+ * NN's last pass with dst: the element at p = β·R + m (block β) goes to rev(p) = rev(m)·2^(lg - r) +
+ * rev(β), so no bit-reversal kernel runs. The tile's blocks β = rev(tile) + c·2^(lg - lgE) (tile_pos)
+ * have rev(β) = tile·G + rev(c): for each m the tile writes G adjacent elements, and thread blocks
+ * t and t + 1, which run together, write the runs beside them, so the L2 merges whole lines. Output
+ * ordinal f = (mm, cc) puts the low bits of f in the top bits of mm, so the eight threads of a quarter
+ * warp read eight bank groups of shared memory (element index m = rev(mm) differs in its low bits).
+ * The scale and sub apply at p, before the element moves, as the bit-reversal kernel has them.
+ */
+NTT_FN void pass_store_rev(const pass_args *a, const pass_geo *g, unsigned tile, unsigned tid,
+                           const uint4 *sm)
+{
+    unsigned t = a->r < 3 ? a->r : 3, lgb = a->lg - a->r;
+    for (unsigned f = tid; f < g->E; f += NTT_THREADS) {
+        unsigned cc = (f >> t) & ((1u << a->lgg) - 1);
+        unsigned mm = ((f & ((1u << t) - 1)) << (a->r - t)) | (f >> (t + a->lgg));
+        unsigned e = (rev_bits(cc, a->lgg) << a->r) | rev_bits(mm, a->r), p = tile_pos(a, g, tile, 0, e);
+        fr_t x = sm_get(sm, sm + g->E, e);
+        if (a->store_scale != SCALE_NONE)
+            x = apply_scale(a, a->store_scale, x, p);
+        if (a->sub)
+            x = fr_sub(x, fr_load(&a->sub[p]));
+        fr_store(&a->out[(mm << lgb) | (tile << a->lgg) | cc], x);
+    }
+}
+
 NTT_FN void pass_store(const pass_args *a, unsigned tile, unsigned it, unsigned tid, const uint4 *sm)
 {
     pass_geo g = geo_of(a);
+    if (a->revout) {
+        pass_store_rev(a, &g, tile, tid, sm);
+        return;
+    }
     for (unsigned e = tid; e < g.E; e += NTT_THREADS) {
         unsigned p = tile_pos(a, &g, tile, it, e);
         fr_t x = sm_get(sm, sm + g.E, e);
         if (a->store_scale != SCALE_NONE)
             x = apply_scale(a, a->store_scale, x, p);
-        fr_store(&a->x[p], x);
+        fr_store(&a->out[p], x);
     }
 }
 
@@ -422,9 +469,12 @@ NTT_FN void pass_step(const pass_args *a, unsigned tile, unsigned k, unsigned ti
 #ifndef NTT_MIN_BLOCKS
 #define NTT_MIN_BLOCKS 3
 #endif
-template <bool DIT> __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS) k_pass(pass_args a)
+template <bool DIT, bool REV>
+__global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS) k_pass(pass_args arg)
 {
     extern __shared__ uint4 sm[];
+    pass_args a = arg;
+    a.revout = REV; /* a constant here, so the passes without it carry none of pass_store_rev's code */
     pass_fill(&a, blockIdx.x, threadIdx.x, sm);
     unsigned nb = 1u << a.lgnb, steps = pass_steps(&a);
     for (unsigned it = 0; it < nb; it++) {
@@ -620,6 +670,11 @@ static int ntt_prepare(ntt_job *job, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_ord
         job->src = (const fr_t *)ex->src;
         job->mul = (const fr_t *)ex->mul;
         job->sub = (const fr_t *)ex->sub;
+        job->dst = (fr_t *)ex->dst;
+        if (job->bitrev && job->dst) { /* the permutation rides in the last pass's stores */
+            job->bitrev = false;
+            last->revout = 1;
+        }
         if (ex->scale) { /* into the factors the transform applies anyway, else one more at the last store */
             fr_t k = fr_of(ex->scale);
             if (coset)
@@ -648,8 +703,10 @@ static void ntt_bind(ntt_job *job, fr_t *x, fr_t *scratch)
     for (unsigned i = 0; i < job->npass; i++) {
         pass_args *p = &job->pass[i];
         p->x = x;
+        p->out = i + 1 == job->npass && job->dst ? job->dst : x;
         p->src = i == 0 ? job->src : NULL;
         p->mul = i == 0 ? job->mul : NULL;
+        p->sub = p->revout ? job->sub : NULL;
         p->wa = t->out[0][0];
         p->wb = t->out[0][1];
         p->ca = t->nbase > 1 ? t->out[1][0] : NULL;
@@ -662,9 +719,10 @@ static void ntt_bind(ntt_job *job, fr_t *x, fr_t *scratch)
 static int launch_job(ntt_job *job, fr_t *x, cudaStream_t st, char *err, size_t errlen)
 {
     cudaError_t e;
-    for (int d = 0; d < 2; d++) {
-        e = cudaFuncSetAttribute(d ? k_pass<true> : k_pass<false>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (4u << NTT_LG_TILE) * 16);
+    void (*kernels[3])(pass_args) = {k_pass<false, false>, k_pass<true, false>, k_pass<false, true>};
+    for (int k = 0; k < 3; k++) {
+        e = cudaFuncSetAttribute(kernels[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (4u << NTT_LG_TILE) * 16);
         if (e != cudaSuccess)
             return cuda_fail(err, errlen, "cudaFuncSetAttribute(max dynamic shared memory)", e);
     }
@@ -678,10 +736,8 @@ static int launch_job(ntt_job *job, fr_t *x, cudaStream_t st, char *err, size_t 
     if ((e = cudaGetLastError()) != cudaSuccess)
         rc = cuda_fail(err, errlen, "launch of the table kernel", e);
     for (unsigned i = 0; rc == CUZK_OK && i < job->npass; i++) {
-        if (job->dit)
-            k_pass<true><<<job->grid[i], NTT_THREADS, job->smem[i], st>>>(job->pass[i]);
-        else
-            k_pass<false><<<job->grid[i], NTT_THREADS, job->smem[i], st>>>(job->pass[i]);
+        unsigned k = job->pass[i].revout ? 2 : job->dit ? 1 : 0;
+        kernels[k]<<<job->grid[i], NTT_THREADS, job->smem[i], st>>>(job->pass[i]);
         if ((e = cudaGetLastError()) != cudaSuccess)
             rc = cuda_fail(err, errlen, "launch of a pass kernel", e);
     }
@@ -705,6 +761,13 @@ static bool misaligned(const void *v)
     return ((uintptr_t)v & 31) != 0;
 }
 
+/* Whether the vectors of `bytes` at a and b share a byte. */
+static bool overlap(const void *a, const void *b, size_t bytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + bytes && y < x + bytes;
+}
+
 extern "C" int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order,
                                bool coset, const cuzk_ntt_domain *dom, const cuzk_gpu_ntt_extra *ex,
                                void *stream, char *err, size_t errlen)
@@ -724,16 +787,25 @@ extern "C" int cuzk_gpu_ntt_ex(cuzk_fr *d_data, unsigned lg, cuzk_ntt_dir dir, c
     if (misaligned(d_data))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: data pointer %p is not 32-byte aligned",
                          (void *)d_data);
+    cuzk_gpu_ntt_extra exl;
     if (ex) {
-        const void *v[3] = {ex->src, ex->mul, ex->sub};
-        static const char *const name[3] = {"src", "mul", "sub"};
-        for (int i = 0; i < 3; i++)
+        exl = *ex;
+        if (exl.dst == d_data) /* in place */
+            exl.dst = NULL;
+        ex = &exl;
+        const void *v[4] = {ex->src, ex->mul, ex->sub, ex->dst};
+        static const char *const name[4] = {"src", "mul", "sub", "dst"};
+        for (int i = 0; i < 4; i++)
             if (misaligned(v[i]))
                 return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: %s pointer %p is not 32-byte aligned",
                                  name[i], v[i]);
         if (ex->sub && (order != CUZK_NTT_NN || ex->sub == d_data))
             return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: sub needs the NN order and its own vector");
-        if (lg == 0 && (ex->src || ex->mul || ex->scale || ex->sub))
+        size_t bytes = sizeof(cuzk_fr) << lg;
+        if (ex->dst && (overlap(ex->dst, d_data, bytes) || (ex->sub && overlap(ex->dst, ex->sub, bytes))))
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: dst overlaps the %s",
+                             overlap(ex->dst, d_data, bytes) ? "data" : "sub vector");
+        if (lg == 0 && (ex->src || ex->mul || ex->scale || ex->sub || ex->dst))
             return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu ntt: the extras need 2^1 elements or more");
     }
     if (lg == 0) /* every transform of one element is the identity */

@@ -354,7 +354,7 @@ static int to_coset(cuzk_fr *x, const cuzk_ntt_domain *d, cudaStream_t st, char 
 {
     cuzk_fr n;
     cuzk_fr_from_u64(&n, d->n);
-    cuzk_gpu_ntt_extra unscaled = {NULL, NULL, &n, NULL}, scaled = {NULL, NULL, &d->n_inv, NULL};
+    cuzk_gpu_ntt_extra unscaled = {NULL, NULL, &n, NULL, NULL}, scaled = {NULL, NULL, &d->n_inv, NULL, NULL};
     int rc = cuzk_gpu_ntt_ex(x, d->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, d, &unscaled, st, err, errlen);
     if (!rc)
         rc = cuzk_gpu_ntt_ex(x, d->lg, CUZK_NTT_FORWARD, CUZK_NTT_RN, true, d, &scaled, st, err, errlen);
@@ -776,10 +776,10 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
     cuzk_fr n_fr, kappa;
     cuzk_fr_from_u64(&n_fr, d.n);
     cuzk_fr_mul(&kappa, &d.z_inv, &d.n_inv);
-    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL};
+    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL, NULL};
     rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
     if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
-        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &n_fr, p->c};
+        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &n_fr, p->c, NULL};
         rc = cuzk_gpu_ntt_ex(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
     }
     cuzk_ntt_domain_release(&d);

@@ -1,33 +1,34 @@
 /*
  * ntt_extras_ref.h — what a transform with extras (cuzk_gpu_ntt_extra) must produce, from the CPU NTT:
- * want = T(src ⊙ mul)·scale − sub[rev(i)]. Shared by the host-schedule test (test_ntt_host.cu) and the
- * device test (test_gpu_ntt.cu); include after cuzk/gpu_ntt.h and testutil.h.
+ * want = T(src ⊙ mul)·scale − sub[rev(i)], in dst when given, else in place. Shared by the host-schedule test
+ * (test_ntt_host.cu) and the device test (test_gpu_ntt.cu); include after cuzk/gpu_ntt.h and testutil.h.
  */
 #ifndef CUZK_TESTS_NTT_EXTRAS_REF_H
 #define CUZK_TESTS_NTT_EXTRAS_REF_H
 
 typedef struct {
-    bool src, mul, scale, sub;
+    bool src, mul, scale, sub, dst;
 } ntt_extras_pick;
 
-/* Each extra on or off at random (sub only for NN); *scale (already random) becomes n one time in two,
- * which cancels an inverse's n^-1 (the path that drops the last pass's product). */
+/* Each extra on or off at random (sub only for NN; dst, the output vector, in half the draws, where the
+ * NN permutation moves into the last pass); *scale (already random) becomes n one time in two, which
+ * cancels an inverse's n^-1 (the path that drops the last pass's product). */
 static ntt_extras_pick ntt_extras_draw(cuzk_ntt_order order, size_t n, cuzk_fr *scale)
 {
     unsigned bits = (unsigned)test_rand64();
     if (bits & 16)
         cuzk_fr_from_u64(scale, n);
     ntt_extras_pick pk = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
-                          order == CUZK_NTT_NN && (bits & 8) != 0};
+                          order == CUZK_NTT_NN && (bits & 8) != 0, (bits & 32) != 0};
     return pk;
 }
 
 /* The extras of pk over the given vectors (host or device). */
 static cuzk_gpu_ntt_extra ntt_extras_of(ntt_extras_pick pk, const cuzk_fr *src, const cuzk_fr *mul,
-                                        const cuzk_fr *scale, const cuzk_fr *sub)
+                                        const cuzk_fr *scale, const cuzk_fr *sub, cuzk_fr *dst)
 {
     cuzk_gpu_ntt_extra ex = {pk.src ? src : NULL, pk.mul ? mul : NULL, pk.scale ? scale : NULL,
-                             pk.sub ? sub : NULL};
+                             pk.sub ? sub : NULL, pk.dst ? dst : NULL};
     return ex;
 }
 

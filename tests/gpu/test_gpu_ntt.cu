@@ -455,7 +455,7 @@ static void check_errors(dev_vec *v)
     CHECK(cuzk_gpu_ntt((cuzk_fr *)((char *)x + 16), 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, g_stream,
                        err, sizeof err) == CUZK_EINVAL,
           "misaligned data accepted");
-    cuzk_gpu_ntt_extra ex = {NULL, NULL, NULL, x + 1024};
+    cuzk_gpu_ntt_extra ex = {NULL, NULL, NULL, x + 1024, NULL};
     CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex, g_stream, err, sizeof err) ==
               CUZK_EINVAL,
           "sub with the NR order accepted");
@@ -463,10 +463,32 @@ static void check_errors(dev_vec *v)
     CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, &ex, g_stream, err, sizeof err) ==
               CUZK_EINVAL,
           "sub equal to the data accepted");
-    cuzk_gpu_ntt_extra ex2 = {NULL, (const cuzk_fr *)((const char *)x + 2048 * 32 + 16), NULL, NULL};
+    cuzk_gpu_ntt_extra ex2 = {NULL, (const cuzk_fr *)((const char *)x + 2048 * 32 + 16), NULL, NULL, NULL};
     CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_INVERSE, CUZK_NTT_NN, false, &d, &ex2, g_stream, err, sizeof err) ==
               CUZK_EINVAL,
           "misaligned mul accepted");
+    /* dst: anywhere but over the data (except the data itself: in place) or over sub */
+    cuzk_gpu_ntt_extra ex3 = {NULL, NULL, NULL, NULL, x + 512};
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, &ex3, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "dst overlapping the data accepted");
+    ex3.dst = (cuzk_fr *)((char *)x + 1024 * 32 + 16);
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, &ex3, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "misaligned dst accepted");
+    ex3.dst = x + 2048;
+    ex3.sub = x + 2048 + 1023;
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, &ex3, g_stream, err, sizeof err) ==
+              CUZK_EINVAL,
+          "dst overlapping sub accepted");
+    ex3.sub = x + 1024;
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, &ex3, g_stream, err, sizeof err) ==
+              CUZK_OK,
+          "dst beside the data and sub refused: %s", err);
+    ex3.dst = x;
+    CHECK(cuzk_gpu_ntt_ex(x, 10, CUZK_NTT_FORWARD, CUZK_NTT_NN, false, &d, &ex3, g_stream, err, sizeof err) ==
+              CUZK_OK,
+          "dst equal to the data (in place) refused: %s", err);
     CUDA_OK(cudaStreamSynchronize(g_stream));
     cuzk_ntt_domain_release(&d);
 }
@@ -480,8 +502,9 @@ static void check_extras(dev_vec *v, unsigned lg)
     size_t n = (size_t)1 << lg;
     cuzk_fr *host = (cuzk_fr *)xmalloc(5 * n * sizeof *host), *want = host + 4 * n, scale;
     fr_t *dev = NULL;
-    CUDA_OK(cudaMalloc((void **)&dev, 3 * n * sizeof(fr_t)));
+    CUDA_OK(cudaMalloc((void **)&dev, (4 * n + 2 * GUARD) * sizeof(fr_t))); /* src, mul, sub, dst in guards */
     const cuzk_fr *dsrc = (const cuzk_fr *)dev, *dmul = dsrc + n, *dsub = dsrc + 2 * n;
+    cuzk_fr *ddst = (cuzk_fr *)dev + 3 * n + GUARD;
     const cuzk_ntt_order orders[] = {CUZK_NTT_NN, CUZK_NTT_NR, CUZK_NTT_RN};
     const cuzk_ntt_convention convs[] = {CUZK_NTT_BELLPERSON, CUZK_NTT_SNARKJS};
     for (unsigned cv = 0; cv < 2; cv++) {
@@ -497,7 +520,7 @@ static void check_extras(dev_vec *v, unsigned lg)
                     rand_fill(host, 4 * n); /* x, src, mul, sub */
                     rand_fill(&scale, 1);
                     ntt_extras_pick pk = ntt_extras_draw(orders[o], n, &scale);
-                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, dsrc, dmul, &scale, dsub);
+                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, dsrc, dmul, &scale, dsub, ddst);
                     cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
                     int rc = ntt_extras_want(want, &d, dr, orders[o], coset, pk, host, host + n, host + 2 * n,
                                              &scale, host + 3 * n, g_pool, err, sizeof err);
@@ -505,17 +528,24 @@ static void check_extras(dev_vec *v, unsigned lg)
                     guards_set(v, n);
                     CUDA_OK(h2d(dev_data(v), host, n * sizeof(cuzk_fr), g_stream));
                     CUDA_OK(h2d(dev, host + n, 3 * n * sizeof(cuzk_fr), g_stream));
+                    CUDA_OK(cudaMemsetAsync(ddst - GUARD, 0xa5, (n + 2 * GUARD) * sizeof(cuzk_fr), g_stream));
                     rc = cuzk_gpu_ntt_ex(dev_data(v), lg, dr, orders[o], coset, &d, &ex, g_stream, err,
                                          sizeof err);
                     CHECK(rc == CUZK_OK, "cuzk_gpu_ntt_ex 2^%u: %s", lg, err);
                     CUDA_OK(cudaStreamSynchronize(g_stream));
                     memset(host, 0xff, n * sizeof *host);
-                    CUDA_OK(cudaMemcpy(host, dev_data(v), n * sizeof *host, cudaMemcpyDeviceToHost));
+                    CUDA_OK(cudaMemcpy(host, pk.dst ? ddst : dev_data(v), n * sizeof *host,
+                                       cudaMemcpyDeviceToHost));
                     size_t first, bad = count_diff(host, want, n, &first);
-                    CHECK(bad == 0 && guards_intact(v, n),
-                          "extras (src %d mul %d scale %d sub %d) 2^%u conv %u dir %d order %s coset %d: "
-                          "%zu of %zu differ (first at %zu), or a guard was written",
-                          pk.src, pk.mul, pk.scale, pk.sub, lg, cv, dir, order_name(orders[o]), coset,
+                    cuzk_fr g[2 * GUARD];
+                    CUDA_OK(cudaMemcpy(g, ddst - GUARD, GUARD * sizeof *g, cudaMemcpyDeviceToHost));
+                    CUDA_OK(cudaMemcpy(g + GUARD, ddst + n, GUARD * sizeof *g, cudaMemcpyDeviceToHost));
+                    bool dst_guards = memcmp(g, v->guard_ref, sizeof g / 2) == 0 &&
+                                      memcmp(g + GUARD, v->guard_ref, sizeof g / 2) == 0;
+                    CHECK(bad == 0 && guards_intact(v, n) && dst_guards,
+                          "extras (src %d mul %d scale %d sub %d dst %d) 2^%u conv %u dir %d order %s "
+                          "coset %d: %zu of %zu differ (first at %zu), or a guard was written",
+                          pk.src, pk.mul, pk.scale, pk.sub, pk.dst, lg, cv, dir, order_name(orders[o]), coset,
                           bad, n, first);
                 }
         cuzk_ntt_domain_release(&d);
@@ -774,19 +804,22 @@ typedef struct {
     cuzk_ntt_order ord;
     bool coset;
     const char *name;
+    bool dst; /* out of place (cuzk_gpu_ntt_extra's dst): for NN, the permutation in the last pass */
 } variant;
 
 static const variant variants[] = {
-    {CUZK_NTT_FORWARD, CUZK_NTT_NR, false, "fwd NR"},
-    {CUZK_NTT_FORWARD, CUZK_NTT_RN, false, "fwd RN"},
-    {CUZK_NTT_FORWARD, CUZK_NTT_NN, false, "fwd NN"},
-    {CUZK_NTT_INVERSE, CUZK_NTT_NR, false, "inv NR"},
-    {CUZK_NTT_INVERSE, CUZK_NTT_RN, false, "inv RN"},
-    {CUZK_NTT_INVERSE, CUZK_NTT_NN, false, "inv NN"},
-    {CUZK_NTT_FORWARD, CUZK_NTT_NR, true, "fwd NR coset"},
-    {CUZK_NTT_FORWARD, CUZK_NTT_NN, true, "fwd NN coset"},
-    {CUZK_NTT_INVERSE, CUZK_NTT_RN, true, "inv RN coset"},
-    {CUZK_NTT_INVERSE, CUZK_NTT_NN, true, "inv NN coset"},
+    {CUZK_NTT_FORWARD, CUZK_NTT_NR, false, "fwd NR", false},
+    {CUZK_NTT_FORWARD, CUZK_NTT_RN, false, "fwd RN", false},
+    {CUZK_NTT_FORWARD, CUZK_NTT_NN, false, "fwd NN", false},
+    {CUZK_NTT_INVERSE, CUZK_NTT_NR, false, "inv NR", false},
+    {CUZK_NTT_INVERSE, CUZK_NTT_RN, false, "inv RN", false},
+    {CUZK_NTT_INVERSE, CUZK_NTT_NN, false, "inv NN", false},
+    {CUZK_NTT_FORWARD, CUZK_NTT_NR, true, "fwd NR coset", false},
+    {CUZK_NTT_FORWARD, CUZK_NTT_NN, true, "fwd NN coset", false},
+    {CUZK_NTT_INVERSE, CUZK_NTT_RN, true, "inv RN coset", false},
+    {CUZK_NTT_INVERSE, CUZK_NTT_NN, true, "inv NN coset", false},
+    {CUZK_NTT_FORWARD, CUZK_NTT_NN, false, "fwd NN dst", true},
+    {CUZK_NTT_INVERSE, CUZK_NTT_NN, true, "inv NN coset dst", true},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 #define BENCH_WARM 3
@@ -818,8 +851,9 @@ static int cmd_bench(int argc, char **argv)
     cuzk_fr *h;
     CUDA_OK(cudaMallocHost((void **)&h, cap * sizeof *h));
     rand_fill(h, cap);
-    fr_t *d;
+    fr_t *d, *d2;
     CUDA_OK(cudaMalloc((void **)&d, cap * sizeof(fr_t)));
+    CUDA_OK(cudaMalloc((void **)&d2, cap * sizeof(fr_t)));
     cudaEvent_t a, b;
     CUDA_OK(cudaEventCreate(&a));
     CUDA_OK(cudaEventCreate(&b));
@@ -845,8 +879,9 @@ static int cmd_bench(int argc, char **argv)
             float ms[BENCH_RUNS];
             for (int r = 0; r < BENCH_WARM + BENCH_RUNS; r++) {
                 CUDA_OK(cudaEventRecord(a, g_stream));
-                int rc = cuzk_gpu_ntt((cuzk_fr *)d, lg, var->dir, var->ord, var->coset, &dom, g_stream, err,
-                                      sizeof err);
+                cuzk_gpu_ntt_extra ex = {NULL, NULL, NULL, NULL, (cuzk_fr *)d2};
+                int rc = cuzk_gpu_ntt_ex((cuzk_fr *)d, lg, var->dir, var->ord, var->coset, &dom,
+                                         var->dst ? &ex : NULL, g_stream, err, sizeof err);
                 if (rc != CUZK_OK) {
                     fprintf(stderr, "cuzk_gpu_ntt: %s\n", err);
                     return 1;
@@ -856,7 +891,7 @@ static int cmd_bench(int argc, char **argv)
                 if (r >= BENCH_WARM)
                     CUDA_OK(cudaEventElapsedTime(&ms[r - BENCH_WARM], a, b));
             }
-            printf("bench 2^%u %-13s runs(ms):", lg, var->name);
+            printf("bench 2^%u %-16s runs(ms):", lg, var->name);
             for (int r = 0; r < BENCH_RUNS; r++)
                 printf(" %.3f", ms[r]);
             printf("\n");
@@ -894,6 +929,7 @@ static int cmd_bench(int argc, char **argv)
                    maxlg, gb, mh, gb / (mh * 1e-3), maxlg, md, gb / (md * 1e-3));
     printf("\n%s", table);
     cudaFree(d);
+    cudaFree(d2);
     cudaFreeHost(h);
     return 0;
 }

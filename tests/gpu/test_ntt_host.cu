@@ -8,8 +8,9 @@
  * of the same phase write gives different results in the two orders: a cheap
  * race detector.
  *
- *   test_ntt_host [LG_MAX]   every mode at 2^1..2^LG_MAX (default 14), both
- *                            conventions, fresh random inputs
+ *   test_ntt_host [LG_MAX [LAST_LG]]   every mode at 2^1..2^LG_MAX (default
+ *                            14), both conventions, fresh random inputs, with
+ *                            and without extras; LAST_LG: one more size, with extras and always dst
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,17 +105,17 @@ static int host_ntt(fr_t *x, unsigned lg, cuzk_ntt_dir dir, cuzk_ntt_order order
  * extra (cuzk_gpu_ntt_extra) on or off at random (sub only for NN) and the CPU side computed by
  * ntt_extras_want; without, the call takes no extras at all.
  */
-static void check_modes(unsigned lg, bool extras, unsigned *runs)
+static void check_modes(unsigned lg, bool extras, bool force_dst, unsigned *runs)
 {
     size_t n = (size_t)1 << lg;
-    cuzk_fr *x = (cuzk_fr *)malloc(4 * n * sizeof *x), *want = (cuzk_fr *)malloc(n * sizeof *want);
+    cuzk_fr *x = (cuzk_fr *)malloc(5 * n * sizeof *x), *want = (cuzk_fr *)malloc(n * sizeof *want);
     CHECK(x && want, "out of memory at 2^%u", lg);
     if (!x || !want) {
         free(x);
         free(want);
         return;
     }
-    cuzk_fr *src = x + n, *mul = x + 2 * n, *sub = x + 3 * n, scale;
+    cuzk_fr *src = x + n, *mul = x + 2 * n, *sub = x + 3 * n, *dst = x + 4 * n, scale;
     const cuzk_ntt_order orders[] = {CUZK_NTT_NN, CUZK_NTT_NR, CUZK_NTT_RN};
     const cuzk_ntt_convention convs[] = {CUZK_NTT_BELLPERSON, CUZK_NTT_SNARKJS};
     for (unsigned cv = 0; cv < 2; cv++) {
@@ -127,13 +128,15 @@ static void check_modes(unsigned lg, bool extras, unsigned *runs)
         for (int dir = 0; dir < 2; dir++)
             for (int o = 0; o < 3; o++)
                 for (int coset = 0; coset < 2; coset++) {
-                    for (size_t i = 0; i < (extras ? 4 : 1) * n; i++)
+                    for (size_t i = 0; i < (extras ? 4 : 1) * n; i++) /* x, src, mul, sub */
                         test_rand_fr(&x[i]);
                     test_rand_fr(&scale);
-                    ntt_extras_pick pk = {false, false, false, false};
+                    ntt_extras_pick pk = {false, false, false, false, false};
                     if (extras)
                         pk = ntt_extras_draw(orders[o], n, &scale);
-                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, src, mul, &scale, sub);
+                    pk.dst = pk.dst || force_dst;
+                    cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, src, mul, &scale, sub, dst);
+                    memset(dst, 0xa5, n * sizeof *dst); /* every output must be written */
                     cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
                     int rc = ntt_extras_want(want, &d, dr, orders[o], coset, pk, x, src, mul, &scale, sub, NULL,
                                              err, sizeof err);
@@ -141,14 +144,16 @@ static void check_modes(unsigned lg, bool extras, unsigned *runs)
                     bool rev = ((*runs)++ & 1) != 0;
                     rc = host_ntt((fr_t *)x, lg, dr, orders[o], coset, &d, extras ? &ex : NULL, rev);
                     CHECK(rc == 0, "host schedule 2^%u failed", lg);
+                    const cuzk_fr *out = pk.dst ? dst : x;
                     size_t bad = 0;
                     for (size_t i = 0; i < n; i++)
-                        bad += memcmp(&want[i], &x[i], sizeof x[i]) != 0;
+                        bad += memcmp(&want[i], &out[i], sizeof out[i]) != 0;
                     CHECK(bad == 0,
-                          "2^%u conv %u dir %d order %d coset %d threads %s, extras (src %d mul %d scale %d sub "
-                          "%d): %zu of %zu differ",
-                          lg, cv, dir, o, coset, rev ? "reversed" : "forward", pk.src, pk.mul, pk.scale, pk.sub,
-                          bad, n);
+                          "2^%u conv %u dir %d order %d coset %d threads %s, extras (src %d mul %d scale %d "
+                          "sub "
+                          "%d dst %d): %zu of %zu differ",
+                          lg, cv, dir, o, coset, rev ? "reversed" : "forward", pk.src, pk.mul, pk.scale,
+                          pk.sub, pk.dst, bad, n);
                 }
         cuzk_ntt_domain_release(&d);
     }
@@ -158,19 +163,27 @@ static void check_modes(unsigned lg, bool extras, unsigned *runs)
 
 int main(int argc, char **argv)
 {
-    unsigned lg_max = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
-    if (lg_max < 1 || lg_max > 22) {
-        fprintf(stderr, "usage: test_ntt_host [LG_MAX 1..22]\n");
+    unsigned lg_max = argc > 1 ? (unsigned)atoi(argv[1]) : 14,
+             last_lg = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+    if (lg_max < 1 || lg_max > 22 || (argc > 2 && (last_lg < 1 || last_lg > 22))) {
+        fprintf(stderr, "usage: test_ntt_host [LG_MAX 1..22 [LAST_LG 1..22]]\n");
         return 2;
     }
     test_rng_init("test_ntt_host");
     unsigned runs = 0;
     for (unsigned lg = 1; lg <= lg_max; lg++)
-        check_modes(lg, false, &runs);
-    /* the extras, at sizes of one, two and three passes and with the small and the tiled bit reversal */
+        check_modes(lg, false, false, &runs);
+    /* the extras, at sizes of one, two and three passes and with the small and the tiled bit reversal;
+     * every size once more with extras (dst among them, which folds NN's permutation into the last
+     * pass's stores); with LAST_LG (test_ntt_host 12 17), that size once with extras and dst: 2^17 is the
+     * smallest with the 2^27 transform's last pass (9 stages, two blocks a tile) */
+    for (unsigned lg = 1; lg <= lg_max; lg++)
+        check_modes(lg, true, false, &runs);
     const unsigned ex_lg[] = {1, 5, 9, 12, 14, 21};
     for (unsigned i = 0; i < sizeof ex_lg / sizeof ex_lg[0]; i++)
         for (unsigned k = 0; k < 4 && ex_lg[i] <= lg_max; k++)
-            check_modes(ex_lg[i], true, &runs);
+            check_modes(ex_lg[i], true, false, &runs);
+    if (last_lg)
+        check_modes(last_lg, true, true, &runs);
     return test_finish("test_ntt_host");
 }
