@@ -142,11 +142,48 @@ static __device__ g1_affine_t tree_load_pt(const g1_affine_t *p)
     return r;
 }
 
+/*
+ * MSM_TREE_PREFETCH (build-time, default 0; an experiment not yet timed): k_tree_pre and k_tree_final
+ * locate each thread's next slot one iteration ahead and ask the L2 for its elements (round 0: the
+ * bases' x for the denominators, the whole points for the additions; later rounds: the previous
+ * round's points) before they work on the current slot, so that the current slot's gathers, issued a
+ * slot's work after their prefetch, find their lines in the L2 instead of waiting on HBM. ncu found
+ * k_tree_pre waiting on its gathers (59 % of its stalls on L1TEX, ≈ 42 % of its product rate) and
+ * k_tree_final at ≈ 85 % (docs/design/020, twelfth and thirteenth sessions). A source type opts in with
+ * `prefetchable` and the located-slot methods below; others (elems_src, the benches' pair_src) run the
+ * plain loop.
+ */
+#ifndef MSM_TREE_PREFETCH
+#define MSM_TREE_PREFETCH 0
+#endif
+
+/* Whether a source type has the located-slot methods (tree_src::prefetchable). */
+template <class S, class = void> struct prefetchable {
+    static constexpr bool value = false;
+};
+template <class S> struct prefetchable<S, decltype((void)S::prefetchable)> {
+    static constexpr bool value = S::prefetchable;
+};
+
+/* A hint: the L2 fetches the 128-byte line holding p. */
+static __device__ __forceinline__ void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* The lines of the `bytes` at p (at most 128: two lines). */
+static __device__ __forceinline__ void prefetch_l2_span(const void *p, unsigned bytes)
+{
+    prefetch_l2(p);
+    prefetch_l2((const char *)p + bytes - 1);
+}
+
 /* Slots of one tree round: slot o of the next list is key k's j-th (next_off[k] <= o < next_off[k + 1]) and
  * adds the current list's elements cur_off[k] + 2j and + 2j + 1 (the latter only when key k has it). Round
  * 0's list is the sorted entries, read through their base index and sign; later lists are points. A slot
  * finds its key by binary search over next_off, or reads its first element from slot_src (k_tree_slots). */
 struct tree_src {
+    static constexpr bool prefetchable = true;
     const g1_affine_t *bases; /* round 0 */
     const uint32_t *vals;     /* round 0 */
     const g1_affine_t *cur;   /* later rounds */
@@ -182,24 +219,45 @@ struct tree_src {
     {
         return vals ? fp_load(&bases[vals[e] & 0x7fffffffu].x) : fp_load(&cur[e].x);
     }
-    __device__ bool load_x(size_t o, fp_t &x1, fp_t &x2) const
-    {
+    /* A located slot: its first element and whether it has a partner. */
+    struct ref {
+        size_t e;
         bool has_q;
-        size_t e = src_of(o, has_q);
-        if (!has_q)
+    };
+    __device__ ref locate(size_t o) const
+    {
+        ref r;
+        r.e = src_of(o, r.has_q);
+        return r;
+    }
+    __device__ const void *elem_addr(size_t e) const
+    {
+        return vals ? (const void *)&bases[vals[e] & 0x7fffffffu] : (const void *)&cur[e];
+    }
+    /* MSM_TREE_PREFETCH: the slot's elements into the L2, x alone or whole points. */
+    __device__ void prefetch(const ref &r, bool whole) const
+    {
+        unsigned bytes = whole ? sizeof(g1_affine_t) : sizeof(fp_t);
+        prefetch_l2_span(elem_addr(r.e), bytes);
+        if (r.has_q)
+            prefetch_l2_span(elem_addr(r.e + 1), bytes);
+    }
+    __device__ bool load_x(const ref &r, fp_t &x1, fp_t &x2) const
+    {
+        if (!r.has_q)
             return false;
-        x1 = elem_x(e);
-        x2 = elem_x(e + 1);
+        x1 = elem_x(r.e);
+        x2 = elem_x(r.e + 1);
         return true;
     }
-    __device__ bool load(size_t o, g1_affine_t &P, g1_affine_t &Q) const
+    __device__ bool load(const ref &r, g1_affine_t &P, g1_affine_t &Q) const
     {
-        bool has_q;
-        size_t e = src_of(o, has_q);
-        P = elem(e);
-        Q = has_q ? elem(e + 1) : P;
-        return has_q;
+        P = elem(r.e);
+        Q = r.has_q ? elem(r.e + 1) : P;
+        return r.has_q;
     }
+    __device__ bool load_x(size_t o, fp_t &x1, fp_t &x2) const { return load_x(locate(o), x1, x2); }
+    __device__ bool load(size_t o, g1_affine_t &P, g1_affine_t &Q) const { return load(locate(o), P, Q); }
     __device__ void store(size_t o, const g1_affine_t &r) const
     {
         fp_store(&next[o0 + o].x, r.x);
@@ -207,8 +265,9 @@ struct tree_src {
     }
 };
 
-/* The denominator of slot i: from the x-coordinates alone in the common case. */
-template <class S> static __device__ fp_t slot_denom(const S &src, size_t i)
+/* The denominator of slot i (or of a located slot, R = S::ref): from the x-coordinates alone in the
+ * common case. */
+template <class S, class R> static __device__ fp_t slot_denom(const S &src, const R &i)
 {
     fp_t x1, x2;
     if (src.load_x(i, x1, x2) && !fp_eq(x1, x2) && !fp_is_zero(x1) && !fp_is_zero(x2))
@@ -238,13 +297,31 @@ __global__ void __launch_bounds__(MSM_THREADS, MSM_TREE_PRE_BLOCKS)
     if (t >= SS)
         return;
     fp_t run;
-    for (int j = 0; j < K; j++) {
-        size_t i = t + j * SS;
-        if (i >= n)
-            break;
-        fp_t d = slot_denom(src, i);
-        run = j ? fp_mul(run, d) : d;
-        fp_store(&pre[i * ps], run);
+    if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
+        typename S::ref r = src.locate(t);
+        for (int j = 0; j < K; j++) {
+            size_t i = t + j * SS;
+            if (i >= n)
+                break;
+            typename S::ref rn = r;
+            if (i + SS < n) {
+                rn = src.locate(i + SS);
+                src.prefetch(rn, false);
+            }
+            fp_t d = slot_denom(src, r);
+            run = j ? fp_mul(run, d) : d;
+            fp_store(&pre[i * ps], run);
+            r = rn;
+        }
+    } else {
+        for (int j = 0; j < K; j++) {
+            size_t i = t + j * SS;
+            if (i >= n)
+                break;
+            fp_t d = slot_denom(src, i);
+            run = j ? fp_mul(run, d) : d;
+            fp_store(&pre[i * ps], run);
+        }
     }
     fp_store(&tot[t], run);
 }
@@ -303,6 +380,29 @@ __global__ void __launch_bounds__(MSM_THREADS)
     if (t >= SS)
         return;
     fp_t v = fp_load(&itot[t]);
+    if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
+        int j = slots_of(t, SS, n, K) - 1;
+        typename S::ref r = src.locate(t + j * SS);
+        for (; j >= 0; j--) {
+            size_t i = t + j * SS;
+            typename S::ref rn = r;
+            if (j > 0) {
+                rn = src.locate(i - SS);
+                src.prefetch(rn, true);
+            }
+            g1_affine_t P, Q;
+            bool has_q = src.load(r, P, Q);
+            int kind = tree_add_kind(P, Q, has_q);
+            fp_t id = v;
+            if (j > 0) {
+                id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
+                v = fp_mul(v, tree_add_denom(kind, P, Q));
+            }
+            src.store(i, tree_add_finish(kind, P, Q, id));
+            r = rn;
+        }
+        return;
+    }
     for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
         size_t i = t + j * SS;
         g1_affine_t P, Q;
