@@ -29,6 +29,11 @@
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
+#       ab           (only when named) build-time variants against the default build, one call: for each
+#                    suffix in $AB_SUFFIXES (e.g. "_pf _rc"; programs built by scripts/carry-build.sh with
+#                    CARRY_SUFFIX), each variant program present (test_gpu_ntt/msm/ec + suffix) runs its
+#                    check, then its benchmark between two runs of the default's (ntt: bench $AB_NTT_LG,
+#                    default 27; msm: bench-tree $TREE_LG 2; ec: the rates), so drift shows
 #       bench-kernels (only when named) the kernel experiments of bench/gpu: batch_affine at 2^$BA_LG
 #                    (default 27; batch-affine additions and bucket trees against the library's
 #                    accumulation, every result checked), msm_kernels (accumulation variants) and
@@ -89,6 +94,13 @@ if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-
 want_daemon=0
 has cli && want_daemon=1
 has bench-kernels && targets+=(batch_affine msm_kernels fp52_rate)
+if has ab; then # the defaults the variants are measured against (variants are carried in, never built here)
+    for t in test_gpu_ntt test_gpu_msm test_gpu_ec; do
+        for sfx in ${AB_SUFFIXES:-}; do
+            [ -x "$bdir/$t$sfx" ] && [[ " ${targets[*]} " != *" $t "* ]] && targets+=("$t")
+        done
+    done
+fi
 if [ "${CUZK_GPU_NOBUILD:-0}" = 1 ]; then
     step "using the programs already in $bdir"
 else
@@ -142,6 +154,23 @@ if has cli; then
         step "cli-daemon: NOT RUN"
         summary+=("$(printf '%-12s %s' cli-daemon 'NOT RUN: no cuzkd in this build (nghttp2/protobuf-c missing)')")
     fi
+fi
+if has ab; then
+    for sfx in ${AB_SUFFIXES:-}; do
+        for t in ntt msm ec; do
+            v="$bdir/test_gpu_$t$sfx" d="$bdir/test_gpu_$t"
+            [ -x "$v" ] || continue
+            case $t in
+            ntt) chk=(check 24 27) bench=(bench "${AB_NTT_LG:-27}") ;;
+            msm) chk=(check) bench=(bench-tree "${TREE_LG:-27}" 2) ;;
+            ec) chk=(--no-bench) bench=() ;;
+            esac
+            run "ab-$t$sfx-check" "$v" "${chk[@]}"
+            run "ab-$t-default-1" "$d" "${bench[@]}"
+            run "ab-$t$sfx" "$v" "${bench[@]}"
+            run "ab-$t-default-2" "$d" "${bench[@]}"
+        done
+    done
 fi
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
