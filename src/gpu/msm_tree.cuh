@@ -371,6 +371,25 @@ __global__ void __launch_bounds__(MSM_THREADS)
     fp_store(&inv[t], v);
 }
 
+/* The addition of slot i = t + j·SS (at: i, or the slot located, S::ref), given v, the inverse of the
+ * thread's running product up to it; returns v for the slot below (j > 0: v times slot i's denominator;
+ * the slot's own inverse is v times the running product before it). */
+template <class S, class R>
+static __device__ __forceinline__ fp_t final_slot(const S &src, const R &at, size_t i, int j, size_t SS,
+                                                  const fp_t *pre, size_t ps, fp_t v)
+{
+    g1_affine_t P, Q;
+    bool has_q = src.load(at, P, Q);
+    int kind = tree_add_kind(P, Q, has_q);
+    fp_t id = v;
+    if (j > 0) {
+        id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
+        v = fp_mul(v, tree_add_denom(kind, P, Q));
+    }
+    src.store(i, tree_add_finish(kind, P, Q, id));
+    return v;
+}
+
 /* Level 0, downward: the additions themselves. */
 template <int K, class S>
 __global__ void __launch_bounds__(MSM_THREADS)
@@ -390,30 +409,14 @@ __global__ void __launch_bounds__(MSM_THREADS)
                 rn = src.locate(i - SS);
                 src.prefetch(rn, true);
             }
-            g1_affine_t P, Q;
-            bool has_q = src.load(r, P, Q);
-            int kind = tree_add_kind(P, Q, has_q);
-            fp_t id = v;
-            if (j > 0) {
-                id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
-                v = fp_mul(v, tree_add_denom(kind, P, Q));
-            }
-            src.store(i, tree_add_finish(kind, P, Q, id));
+            v = final_slot(src, r, i, j, SS, pre, ps, v);
             r = rn;
         }
-        return;
-    }
-    for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
-        size_t i = t + j * SS;
-        g1_affine_t P, Q;
-        bool has_q = src.load(i, P, Q);
-        int kind = tree_add_kind(P, Q, has_q);
-        fp_t id = v;
-        if (j > 0) {
-            id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
-            v = fp_mul(v, tree_add_denom(kind, P, Q));
+    } else {
+        for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
+            size_t i = t + j * SS;
+            v = final_slot(src, i, i, j, SS, pre, ps, v);
         }
-        src.store(i, tree_add_finish(kind, P, Q, id));
     }
 }
 
