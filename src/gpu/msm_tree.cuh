@@ -55,7 +55,9 @@
 /* k_tree_pre waits on its gathers (ncu: 59 % of its stalls on L1TEX at 3 blocks an SM and 74 registers):
  * four blocks an SM (64 registers) measured -2 ms a 2^27 - 1 MSM. k_tree_final keeps the compiler's 128
  * registers: three blocks an SM (80) spill and cost +65 ms (docs/design/014, twelfth session). */
+#ifndef MSM_TREE_PRE_BLOCKS
 #define MSM_TREE_PRE_BLOCKS 4
+#endif
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -144,11 +146,13 @@ static __device__ g1_affine_t tree_load_pt(const g1_affine_t *p)
 
 /*
  * MSM_TREE_PREFETCH (build-time, default 0; an experiment not yet timed): k_tree_pre and k_tree_final
- * locate each thread's next slot one iteration ahead and ask the L2 for its elements (round 0: the
- * bases' x for the denominators, the whole points for the additions; later rounds: the previous
- * round's points) before they work on the current slot, so that the current slot's gathers, issued a
- * slot's work after their prefetch, find their lines in the L2 instead of waiting on HBM. ncu found
- * k_tree_pre waiting on its gathers (59 % of its stalls on L1TEX, ≈ 42 % of its product rate) and
+ * walk each thread's slots through a slot_pipe, which locates the next slot one iteration ahead and
+ * asks the L2 for its elements (round 0: the bases' x for the denominators, the whole points for the
+ * additions; later rounds: the previous round's points) before the current slot is worked on, so that
+ * the current slot's gathers, issued a slot's work after their prefetch, find their lines in the L2
+ * instead of waiting on HBM. With 2, the slot after that is located too and its sorted entry (round 0's
+ * `vals`, the load the base's address waits on) prefetched, so no load of the chain waits on HBM. ncu
+ * found k_tree_pre waiting on its gathers (59 % of its stalls on L1TEX, ≈ 42 % of its product rate) and
  * k_tree_final at ≈ 85 % (docs/design/020, twelfth and thirteenth sessions). A source type opts in with
  * `prefetchable` and the located-slot methods below; others (elems_src, the benches' pair_src) run the
  * plain loop.
@@ -234,6 +238,12 @@ struct tree_src {
     {
         return vals ? (const void *)&bases[vals[e] & 0x7fffffffu] : (const void *)&cur[e];
     }
+    /* MSM_TREE_PREFETCH >= 2: the slot's sorted entries into the L2 (round 0; later rounds have none). */
+    __device__ void prefetch_entry(const ref &r) const
+    {
+        if (vals)
+            prefetch_l2_span(&vals[r.e], r.has_q ? 8 : 4);
+    }
     /* MSM_TREE_PREFETCH: the slot's elements into the L2, x alone or whole points. */
     __device__ void prefetch(const ref &r, bool whole) const
     {
@@ -262,6 +272,55 @@ struct tree_src {
     {
         fp_store(&next[o0 + o].x, r.x);
         fp_store(&next[o0 + o].y, r.y);
+    }
+};
+
+/* Valid slots of thread t: t + j·SS < n. */
+static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
+{
+    size_t j = (n - t + SS - 1) / SS;
+    return j < (size_t)K ? (int)j : K;
+}
+
+/*
+ * MSM_TREE_PREFETCH: a thread's m slots first, first + step, ... (step = ±SS), located ahead. at(k) is
+ * called for k = 0, 1, ... in order and returns slot k located; before it returns, slot k + 1's elements
+ * are asked of the L2 (x alone or whole points), and with MSM_TREE_PREFETCH >= 2 slot k + 2 is located
+ * and its sorted entry asked for, so each slot is located once, two calls before its own.
+ */
+template <class S> struct slot_pipe {
+    const S &src;
+    size_t first, SS;
+    bool down;
+    int m;
+    typename S::ref cur, ahead; /* slot k, and slot k + 1 once located (depth 2) */
+    __device__ size_t slot(int k) const { return down ? first - k * SS : first + k * SS; }
+    __device__ slot_pipe(const S &s, size_t first_, size_t SS_, bool down_, int m_)
+        : src(s), first(first_), SS(SS_), down(down_), m(m_)
+    {
+        cur = src.locate(first);
+        ahead = cur;
+        if (MSM_TREE_PREFETCH >= 2 && m > 1) {
+            ahead = src.locate(slot(1));
+            src.prefetch_entry(ahead);
+        }
+    }
+    __device__ typename S::ref at(int k, bool whole)
+    {
+        typename S::ref r = cur;
+        if (k + 1 < m) {
+            if (MSM_TREE_PREFETCH >= 2) {
+                cur = ahead;
+                if (k + 2 < m) {
+                    ahead = src.locate(slot(k + 2));
+                    src.prefetch_entry(ahead);
+                }
+            } else {
+                cur = src.locate(slot(k + 1));
+            }
+            src.prefetch(cur, whole);
+        }
+        return r;
     }
 };
 
@@ -298,20 +357,12 @@ __global__ void __launch_bounds__(MSM_THREADS, MSM_TREE_PRE_BLOCKS)
         return;
     fp_t run;
     if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
-        typename S::ref r = src.locate(t);
-        for (int j = 0; j < K; j++) {
-            size_t i = t + j * SS;
-            if (i >= n)
-                break;
-            typename S::ref rn = r;
-            if (i + SS < n) {
-                rn = src.locate(i + SS);
-                src.prefetch(rn, false);
-            }
-            fp_t d = slot_denom(src, r);
+        int m = slots_of(t, SS, n, K);
+        slot_pipe<S> sp(src, t, SS, false, m);
+        for (int j = 0; j < m; j++) {
+            fp_t d = slot_denom(src, sp.at(j, false));
             run = j ? fp_mul(run, d) : d;
-            fp_store(&pre[i * ps], run);
-            r = rn;
+            fp_store(&pre[(t + j * SS) * ps], run);
         }
     } else {
         for (int j = 0; j < K; j++) {
@@ -344,13 +395,6 @@ static __global__ void k_tree_top(const fp_t *d, unsigned n, fp_t *inv)
         fp_store(&inv[i], r);
     }
     fp_store(&inv[0], v);
-}
-
-/* Valid slots of thread t: t + j·SS < n. */
-static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
-{
-    size_t j = (n - t + SS - 1) / SS;
-    return j < (size_t)K ? (int)j : K;
 }
 
 /* Level l > 0, downward: inv[i] = 1/d[i] from the inverses of the totals. */
@@ -400,18 +444,10 @@ __global__ void __launch_bounds__(MSM_THREADS)
         return;
     fp_t v = fp_load(&itot[t]);
     if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
-        int j = slots_of(t, SS, n, K) - 1;
-        typename S::ref r = src.locate(t + j * SS);
-        for (; j >= 0; j--) {
-            size_t i = t + j * SS;
-            typename S::ref rn = r;
-            if (j > 0) {
-                rn = src.locate(i - SS);
-                src.prefetch(rn, true);
-            }
-            v = final_slot(src, r, i, j, SS, pre, ps, v);
-            r = rn;
-        }
+        int m = slots_of(t, SS, n, K);
+        slot_pipe<S> sp(src, t + (m - 1) * SS, SS, true, m);
+        for (int j = m - 1; j >= 0; j--)
+            v = final_slot(src, sp.at(m - 1 - j, true), t + j * SS, j, SS, pre, ps, v);
     } else {
         for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
             size_t i = t + j * SS;
