@@ -29,11 +29,12 @@
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
-#       ab           (only when named) build-time variants against the default build, one call: for each
-#                    suffix in $AB_SUFFIXES (e.g. "_pf _rc"; programs built by scripts/carry-build.sh with
-#                    CARRY_SUFFIX), each variant program present (test_gpu_ntt/msm/ec + suffix) runs its
-#                    check, then its benchmark between two runs of the default's (ntt: bench $AB_NTT_LG,
-#                    default 27; msm: bench-tree $TREE_LG 2; ec: the rates), so drift shows
+#       ab           (only when named) build-time variants against the default build: for each of
+#                    test_gpu_ntt/msm/ec, the default's benchmark, then each variant present (suffixes in
+#                    $AB_SUFFIXES, e.g. "_pf1 _rc": programs built by scripts/carry-build.sh with
+#                    CARRY_SUFFIX) with its check and the same benchmark, then the default's again, so
+#                    drift shows (ntt: bench $AB_NTT_LG, default 27; msm: bench-tree $TREE_LG 2, a check
+#                    ≈ 85 s; ec: the checks and rates)
 #       bench-kernels (only when named) the kernel experiments of bench/gpu: batch_affine at 2^$BA_LG
 #                    (default 27; batch-affine additions and bucket trees against the library's
 #                    accumulation, every result checked), msm_kernels (accumulation variants) and
@@ -66,7 +67,8 @@ has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; r
 run() {
     local name=$1; shift
     step "$name: $*"
-    local t0=$(date +%s)
+    local t0
+    t0=$(date +%s)
     "$@" 2>&1 | tee "$out/$name.log"
     local rc=${PIPESTATUS[0]}
     summary+=("$(printf '%-12s %s  %4d s  %s' "$name" "$([ "$rc" -eq 0 ] && echo PASS || echo "FAIL($rc)")" \
@@ -156,20 +158,21 @@ if has cli; then
     fi
 fi
 if has ab; then
-    for sfx in ${AB_SUFFIXES:-}; do
-        for t in ntt msm ec; do
-            v="$bdir/test_gpu_$t$sfx" d="$bdir/test_gpu_$t"
-            [ -x "$v" ] || continue
-            case $t in
-            ntt) chk=(check 24 27) bench=(bench "${AB_NTT_LG:-27}") ;;
-            msm) chk=(check) bench=(bench-tree "${TREE_LG:-27}" 2) ;;
-            ec) chk=(--no-bench) bench=() ;;
-            esac
-            run "ab-$t$sfx-check" "$v" "${chk[@]}"
-            run "ab-$t-default-1" "$d" "${bench[@]}"
-            run "ab-$t$sfx" "$v" "${bench[@]}"
-            run "ab-$t-default-2" "$d" "${bench[@]}"
+    for t in ntt msm ec; do
+        d="$bdir/test_gpu_$t" vs=()
+        for sfx in ${AB_SUFFIXES:-}; do [ -x "$d$sfx" ] && vs+=("$sfx"); done
+        [ ${#vs[@]} -gt 0 ] || continue
+        case $t in
+        ntt) chk=(check 24 27) bench=(bench "${AB_NTT_LG:-27}") ;;
+        msm) chk=(check) bench=(bench-tree "${TREE_LG:-27}" 2) ;;
+        ec) chk=(--no-bench) bench=() ;;
+        esac
+        run "ab-$t-default-1" "$d" "${bench[@]}"
+        for sfx in "${vs[@]}"; do
+            run "ab-$t$sfx-check" "$d$sfx" "${chk[@]}"
+            run "ab-$t$sfx" "$d$sfx" "${bench[@]}"
         done
+        run "ab-$t-default-2" "$d" "${bench[@]}"
     done
 fi
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
@@ -185,8 +188,9 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     has bench-msm && [ -n "${MSM_C_G2_LG:-}" ] && run bench-msm-c-g2 "$bdir/test_gpu_msm" bench-c "$MSM_C_G2_LG" g2
     has bench-tree && run bench-tree "$bdir/test_gpu_msm" bench-tree "${TREE_LG:-27}"
     has bench-prove && run bench-prove "$bdir/test_gpu_prove" bench "${PROVE_LG:-20}"
-    has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" \
-        $([ "${POREP_QUICK:-0}" = 1 ] && echo quick)
+    quick=()
+    [ "${POREP_QUICK:-0}" = 1 ] && quick=(quick)
+    has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" "${quick[@]}"
     has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
     if has bench-engine; then
         run bench-engine-1 "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints "${ENGINE_LG:-20}" \
