@@ -12,6 +12,11 @@
 #   CARRY_BUILD       the CMake build folder (default $CARRY_DIR/build$CARRY_SUFFIX)
 #   CARRY_CUDA_FLAGS  extra nvcc flags for a variant, e.g. -DNTT_MIN_BLOCKS=3
 #   CARRY_SUFFIX      appended to each program's name, so variants sit side by side
+#   CARRY_SOURCES     with CARRY_CUDA_FLAGS: only these .cu files (e.g. src/gpu/msm_g1.cu) are compiled
+#                     with the flags, and each program is linked from the default build ($CARRY_BASE,
+#                     default $CARRY_DIR/build, made first by a run without CARRY_SOURCES) with those objects
+#                     swapped into its library: a minute instead of a full build, for a flag that acts in
+#                     those files only
 #
 # Each run adds its programs to $CARRY_DIR/b and packs the whole folder into
 # $CARRY_DIR/bins.tar.xz; the device tool carries at most 64 MiB, so the size is
@@ -31,7 +36,62 @@ fi
 export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "carry-build: nvcc not found" >&2; exit 1; }
 
-cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="${CARRY_CUDA_FLAGS:-}" >/dev/null
+pack() {
+    tar -C "$dir" -cJf "$dir/bins.tar.xz.part" b
+    mv "$dir/bins.tar.xz.part" "$dir/bins.tar.xz"
+    size=$(stat -c %s "$dir/bins.tar.xz")
+    echo "carry-build: $dir/bins.tar.xz, $((size / 1048576)) MiB, holding: $(cd "$dir/b" && echo *)"
+    if [ "$size" -gt $((60 * 1048576)) ]; then
+        echo "carry-build: over 60 MiB; the device tool carries 64 MiB in all: drop programs from $dir/b" >&2
+        exit 1
+    fi
+}
+
+if [ -n "${CARRY_SOURCES:-}" ]; then
+    base=${CARRY_BASE:-$dir/build}
+    [ -n "$suffix" ] || { echo "carry-build: CARRY_SOURCES needs a CARRY_SUFFIX" >&2; exit 1; }
+    [ -f "$base/compile_commands.json" ] && [ -f "$base/libcuzk_gpu.a" ] ||
+        { echo "carry-build: no default build in $base: run scripts/carry-build.sh first" >&2; exit 1; }
+    mkdir -p "$dir/b"
+    tmp=$(cd "$dir" && pwd)/objs$suffix
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    cp "$base/libcuzk_gpu.a" "$tmp/"
+    for src in $CARRY_SOURCES; do
+        obj=$tmp/$(basename "$src").o
+        # the default build's own command for the file, with the flags added and the object sent to $tmp
+        cmd=$(python3 - "$base/compile_commands.json" "$(realpath "$src")" "$obj" "${CARRY_CUDA_FLAGS:-}" <<'PY'
+import json, shlex, sys
+db, src, obj, flags = sys.argv[1:]
+for e in json.load(open(db)):
+    if e["file"] == src:
+        a = shlex.split(e["command"])
+        a[a.index("-o") + 1] = obj
+        print(shlex.join(a[:1] + shlex.split(flags) + a[1:]))
+        break
+else:
+    sys.exit("carry-build: %s is not compiled by the default build" % src)
+PY
+        ) || exit 1
+        (cd "$base" && eval "$cmd") || { echo "carry-build: compiling $src failed" >&2; exit 1; }
+        ar r "$tmp/libcuzk_gpu.a" "$obj" 2>/dev/null
+    done
+    for t in "${targets[@]}"; do
+        prog=${t%_cli}
+        tdir=$base/CMakeFiles/$t.dir
+        [ -f "$tdir/link.txt" ] || { echo "carry-build: no link command for $t in $base" >&2; exit 1; }
+        sed "s#\(^\| \)libcuzk_gpu.a#\1$tmp/libcuzk_gpu.a#" "$tdir/linkLibs.rsp" >"$tmp/$t.libs"
+        link=$(sed -e "s#@CMakeFiles/$t.dir/linkLibs.rsp#@$tmp/$t.libs#" -e "s# -o $prog # -o $tmp/$prog #" \
+            "$tdir/link.txt")
+        (cd "$base" && eval "$link") || { echo "carry-build: linking $prog failed" >&2; exit 1; }
+        cp "$tmp/$prog" "$dir/b/$prog$suffix"
+    done
+    echo "carry-build: ${targets[*]} linked with $CARRY_SOURCES rebuilt (${CARRY_CUDA_FLAGS:-no flags})"
+    pack
+    exit 0
+fi
+
+cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="${CARRY_CUDA_FLAGS:-}" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 # (the target list is read whole: grep -q leaving a pipe early fails it under pipefail)
 if [ $# -eq 0 ] && grep -qw cuzkd_cli <<<"$(cmake --build "$bdir" --target help)"; then
     targets+=(cuzkd_cli)
@@ -46,11 +106,4 @@ for t in "${targets[@]}"; do
     [ -x "$bdir/$prog" ] || { echo "carry-build: $bdir/$prog was not built" >&2; exit 1; }
     cp "$bdir/$prog" "$dir/b/$prog$suffix"
 done
-tar -C "$dir" -cJf "$dir/bins.tar.xz.part" b
-mv "$dir/bins.tar.xz.part" "$dir/bins.tar.xz"
-size=$(stat -c %s "$dir/bins.tar.xz")
-echo "carry-build: $dir/bins.tar.xz, $((size / 1048576)) MiB, holding: $(cd "$dir/b" && echo *)"
-if [ "$size" -gt $((60 * 1048576)) ]; then
-    echo "carry-build: over 60 MiB; the device tool carries 64 MiB in all: drop programs from $dir/b" >&2
-    exit 1
-fi
+pack
