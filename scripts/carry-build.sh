@@ -16,7 +16,10 @@
 #                     with the flags, and each program is linked from the default build ($CARRY_BASE,
 #                     default $CARRY_DIR/build, made first by a run without CARRY_SOURCES) with those objects
 #                     swapped into its library: a minute instead of a full build, for a flag that acts in
-#                     those files only
+#                     those files only. The launches made from a file use that file's own copy of a kernel
+#                     (nvcc keeps kernel stubs local to their file, templates included), so the flag reaches
+#                     exactly those launches: for the G1 MSM, src/gpu/msm_g1.cu. bench/gpu/sass_cost.py on
+#                     the program lists every copy it embeds
 #
 # Each run adds its programs to $CARRY_DIR/b and packs the whole folder into
 # $CARRY_DIR/bins.tar.xz; the device tool carries at most 64 MiB, so the size is

@@ -10,6 +10,10 @@ the counts. The opcode is the low 9 bits of an instruction's first 64-bit word o
     nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -cubin -o ntt.cubin src/gpu/ntt.cu
     python3 bench/gpu/sass_cost.py ntt.cubin
 
+FILE may also be an object file, library or program that embeds cubins (nvcc's fatbin, uncompressed): each
+CUDA ELF image found in it is reported in turn, so a carried variant program can be checked for the code
+it holds (e.g. build-carry-ab/b/test_gpu_msm_pf1).
+
 Prints, per kernel: instructions, IMAD.WIDE, IMAD.HI, other IMAD, cost = 2·(wide + hi) + imad (in IMAD
 issue slots), register moves (MOV, and IMAD.MOV.U32: an IMAD whose first factor is RZ, placed on the
 multiply pipe; not counted in imad), and the registers a thread and the stack frame bytes (the spill's
@@ -18,9 +22,7 @@ and EIATTR_FRAME_SIZE 0x11, each a pair (kernel symbol index, value); a kernel's
 symbol in sh_info). Compare two builds of the same kernel; the absolute numbers include the kernel's
 set-up code.
 """
-import re
 import struct
-import subprocess
 import sys
 
 OPS = {0x24: "imad", 0x25: "wide", 0x27: "hi"}
@@ -67,31 +69,38 @@ def section_syms(data):
     return {name[6:]: h[7] for name, h in sections(data) if name.startswith(".text.")}
 
 
-def kernels(path):
-    """(name, offset, size) of every .text.<kernel> section, from readelf."""
-    out = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        m = re.search(r"\]\s+\.text\.(\S+)\s+PROGBITS\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
-        if m:
-            yield m.group(1), int(m.group(2), 16), int(m.group(3), 16)
+EM_CUDA = 190  # e_machine of a cubin
 
 
-def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: sass_cost.py FILE.cubin\n")
-        return 2
-    try:
-        data = open(argv[1], "rb").read()
-        secs = list(kernels(argv[1]))
-    except OSError as e:
-        sys.stderr.write(f"sass_cost.py: {argv[1]}: {e.strerror}\n")
-        return 1
-    except subprocess.CalledProcessError:
-        sys.stderr.write(f"sass_cost.py: {argv[1]}: not an ELF file (readelf refused it)\n")
-        return 1
+def is_cuda_elf(data, at=0):
+    return data[at : at + 4] == b"\x7fELF" and data[at + 4] == 2 and struct.unpack_from("<H", data, at + 0x12)[0] == EM_CUDA
+
+
+def embedded_cubins(data):
+    """(offset, image) of every 64-bit CUDA ELF image inside data, each cut at its section header table's end."""
+    at = data.find(b"\x7fELF")
+    while at >= 0:
+        if len(data) >= at + 0x40 and is_cuda_elf(data, at):
+            shoff = struct.unpack_from("<Q", data, at + 0x28)[0]
+            shentsize, shnum = struct.unpack_from("<HH", data, at + 0x3A)
+            end = at + shoff + shentsize * shnum
+            if shentsize == 64 and end <= len(data):
+                yield at, data[at:end]
+        at = data.find(b"\x7fELF", at + 1)
+
+
+def kernels(data):
+    """(name, offset, size) of every .text.<kernel> section."""
+    for name, h in sections(data):
+        if name.startswith(".text.") and h[1] == 1:  # SHT_PROGBITS
+            yield name[6:], h[4], h[5]
+
+
+def report(data):
+    """The table for one cubin image; False when it holds no kernel."""
+    secs = list(kernels(data))
     if not secs:
-        sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (not a cubin?)\n")
-        return 1
+        return False
     try:
         attrs, syms = kernel_attrs(data), section_syms(data)
     except (struct.error, ValueError, UnicodeDecodeError):  # not the layout read above: print the counts without them
@@ -111,6 +120,33 @@ def main(argv):
         r, f = attrs.get(syms.get(name), ("?", "?"))
         print(f"{name[:48]:48s} {size // 16:6d} {n['wide']:5d} {n['hi']:5d} {n['imad']:5d} {cost:6d} {n['moves']:6d} "
               f"{r:>5} {f:>6}")
+    return True
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: sass_cost.py FILE (a cubin, or an object, library or program embedding cubins)\n")
+        return 2
+    try:
+        data = open(argv[1], "rb").read()
+    except OSError as e:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: {e.strerror}\n")
+        return 1
+    try:
+        if is_cuda_elf(data):
+            found = report(data)
+        else:
+            found = False
+            for at, image in embedded_cubins(data):
+                flags = struct.unpack_from("<I", image, 0x30)[0]
+                print(f"# cubin at byte {at} (e_flags {flags:#x})")
+                found = report(image) or found
+    except (struct.error, ValueError, UnicodeDecodeError, IndexError):
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: not a readable ELF file\n")
+        return 1
+    if not found:
+        sys.stderr.write(f"sass_cost.py: {argv[1]}: no kernel sections (no cubin in it?)\n")
+        return 1
     return 0
 
 
