@@ -217,6 +217,12 @@ printf '%s\n' "${summary[@]}"
 for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup bench-sweep bench-batch-affine bench-msm-kernels; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
+# the ab step's benchmarks, each under its run's name (tables; ec's rates are "bench ... G/s" lines)
+for f in "$out"/ab-*.log; do
+    [ -f "$f" ] && [[ $f != *-check.log ]] || continue
+    echo "## $(basename "$f" .log)"
+    grep -E '^\||^bench .* G/s' "$f"
+done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"
 # The device tool returns at most 8 files from $OUT: there, the logs travel as one archive.
 if [ -n "${OUT:-}" ]; then
