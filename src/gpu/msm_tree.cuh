@@ -55,9 +55,7 @@
 /* k_tree_pre waits on its gathers (ncu: 59 % of its stalls on L1TEX at 3 blocks an SM and 74 registers):
  * four blocks an SM (64 registers) measured -2 ms a 2^27 - 1 MSM. k_tree_final keeps the compiler's 128
  * registers: three blocks an SM (80) spill and cost +65 ms (docs/design/014, twelfth session). */
-#ifndef MSM_TREE_PRE_BLOCKS
 #define MSM_TREE_PRE_BLOCKS 4
-#endif
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -144,50 +142,11 @@ static __device__ g1_affine_t tree_load_pt(const g1_affine_t *p)
     return r;
 }
 
-/*
- * MSM_TREE_PREFETCH (build-time, default 0; an experiment not yet timed): k_tree_pre and k_tree_final
- * walk each thread's slots through a slot_pipe, which locates the next slot one iteration ahead and
- * asks the L2 for its elements (round 0: the bases' x for the denominators, the whole points for the
- * additions; later rounds: the previous round's points) before the current slot is worked on, so that
- * the current slot's gathers, issued a slot's work after their prefetch, find their lines in the L2
- * instead of waiting on HBM. With 2, the slot after that is located too and its sorted entry (round 0's
- * `vals`, the load the base's address waits on) prefetched, so no load of the chain waits on HBM. ncu
- * found k_tree_pre waiting on its gathers (59 % of its stalls on L1TEX, ≈ 42 % of its product rate) and
- * k_tree_final at ≈ 85 % (docs/design/020, twelfth and thirteenth sessions). A source type opts in with
- * `prefetchable` and the located-slot methods below; others (elems_src, the benches' pair_src) run the
- * plain loop.
- */
-#ifndef MSM_TREE_PREFETCH
-#define MSM_TREE_PREFETCH 0
-#endif
-
-/* Whether a source type has the located-slot methods (tree_src::prefetchable). */
-template <class S, class = void> struct prefetchable {
-    static constexpr bool value = false;
-};
-template <class S> struct prefetchable<S, decltype((void)S::prefetchable)> {
-    static constexpr bool value = S::prefetchable;
-};
-
-/* A hint: the L2 fetches the 128-byte line holding p. */
-static __device__ __forceinline__ void prefetch_l2(const void *p)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-/* The lines of the `bytes` at p (at most 128: two lines). */
-static __device__ __forceinline__ void prefetch_l2_span(const void *p, unsigned bytes)
-{
-    prefetch_l2(p);
-    prefetch_l2((const char *)p + bytes - 1);
-}
-
 /* Slots of one tree round: slot o of the next list is key k's j-th (next_off[k] <= o < next_off[k + 1]) and
  * adds the current list's elements cur_off[k] + 2j and + 2j + 1 (the latter only when key k has it). Round
  * 0's list is the sorted entries, read through their base index and sign; later lists are points. A slot
  * finds its key by binary search over next_off, or reads its first element from slot_src (k_tree_slots). */
 struct tree_src {
-    static constexpr bool prefetchable = true;
     const g1_affine_t *bases; /* round 0 */
     const uint32_t *vals;     /* round 0 */
     const g1_affine_t *cur;   /* later rounds */
@@ -223,51 +182,24 @@ struct tree_src {
     {
         return vals ? fp_load(&bases[vals[e] & 0x7fffffffu].x) : fp_load(&cur[e].x);
     }
-    /* A located slot: its first element and whether it has a partner. */
-    struct ref {
-        size_t e;
+    __device__ bool load_x(size_t o, fp_t &x1, fp_t &x2) const
+    {
         bool has_q;
-    };
-    __device__ ref locate(size_t o) const
-    {
-        ref r;
-        r.e = src_of(o, r.has_q);
-        return r;
-    }
-    __device__ const void *elem_addr(size_t e) const
-    {
-        return vals ? (const void *)&bases[vals[e] & 0x7fffffffu] : (const void *)&cur[e];
-    }
-    /* MSM_TREE_PREFETCH >= 2: the slot's sorted entries into the L2 (round 0; later rounds have none). */
-    __device__ void prefetch_entry(const ref &r) const
-    {
-        if (vals)
-            prefetch_l2_span(&vals[r.e], r.has_q ? 8 : 4);
-    }
-    /* MSM_TREE_PREFETCH: the slot's elements into the L2, x alone or whole points. */
-    __device__ void prefetch(const ref &r, bool whole) const
-    {
-        unsigned bytes = whole ? sizeof(g1_affine_t) : sizeof(fp_t);
-        prefetch_l2_span(elem_addr(r.e), bytes);
-        if (r.has_q)
-            prefetch_l2_span(elem_addr(r.e + 1), bytes);
-    }
-    __device__ bool load_x(const ref &r, fp_t &x1, fp_t &x2) const
-    {
-        if (!r.has_q)
+        size_t e = src_of(o, has_q);
+        if (!has_q)
             return false;
-        x1 = elem_x(r.e);
-        x2 = elem_x(r.e + 1);
+        x1 = elem_x(e);
+        x2 = elem_x(e + 1);
         return true;
     }
-    __device__ bool load(const ref &r, g1_affine_t &P, g1_affine_t &Q) const
+    __device__ bool load(size_t o, g1_affine_t &P, g1_affine_t &Q) const
     {
-        P = elem(r.e);
-        Q = r.has_q ? elem(r.e + 1) : P;
-        return r.has_q;
+        bool has_q;
+        size_t e = src_of(o, has_q);
+        P = elem(e);
+        Q = has_q ? elem(e + 1) : P;
+        return has_q;
     }
-    __device__ bool load_x(size_t o, fp_t &x1, fp_t &x2) const { return load_x(locate(o), x1, x2); }
-    __device__ bool load(size_t o, g1_affine_t &P, g1_affine_t &Q) const { return load(locate(o), P, Q); }
     __device__ void store(size_t o, const g1_affine_t &r) const
     {
         fp_store(&next[o0 + o].x, r.x);
@@ -275,58 +207,8 @@ struct tree_src {
     }
 };
 
-/* Valid slots of thread t: t + j·SS < n. */
-static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
-{
-    size_t j = (n - t + SS - 1) / SS;
-    return j < (size_t)K ? (int)j : K;
-}
-
-/*
- * MSM_TREE_PREFETCH: a thread's m slots first, first + step, ... (step = ±SS), located ahead. at(k) is
- * called for k = 0, 1, ... in order and returns slot k located; before it returns, slot k + 1's elements
- * are asked of the L2 (x alone or whole points), and with MSM_TREE_PREFETCH >= 2 slot k + 2 is located
- * and its sorted entry asked for, so each slot is located once, two calls before its own.
- */
-template <class S> struct slot_pipe {
-    const S &src;
-    size_t first, SS;
-    bool down;
-    int m;
-    typename S::ref cur, ahead; /* slot k, and slot k + 1 once located (depth 2) */
-    __device__ size_t slot(int k) const { return down ? first - k * SS : first + k * SS; }
-    __device__ slot_pipe(const S &s, size_t first_, size_t SS_, bool down_, int m_)
-        : src(s), first(first_), SS(SS_), down(down_), m(m_)
-    {
-        cur = src.locate(first);
-        ahead = cur;
-        if (MSM_TREE_PREFETCH >= 2 && m > 1) {
-            ahead = src.locate(slot(1));
-            src.prefetch_entry(ahead);
-        }
-    }
-    __device__ typename S::ref at(int k, bool whole)
-    {
-        typename S::ref r = cur;
-        if (k + 1 < m) {
-            if (MSM_TREE_PREFETCH >= 2) {
-                cur = ahead;
-                if (k + 2 < m) {
-                    ahead = src.locate(slot(k + 2));
-                    src.prefetch_entry(ahead);
-                }
-            } else {
-                cur = src.locate(slot(k + 1));
-            }
-            src.prefetch(cur, whole);
-        }
-        return r;
-    }
-};
-
-/* The denominator of slot i (or of a located slot, R = S::ref): from the x-coordinates alone in the
- * common case. */
-template <class S, class R> static __device__ fp_t slot_denom(const S &src, const R &i)
+/* The denominator of slot i: from the x-coordinates alone in the common case. */
+template <class S> static __device__ fp_t slot_denom(const S &src, size_t i)
 {
     fp_t x1, x2;
     if (src.load_x(i, x1, x2) && !fp_eq(x1, x2) && !fp_is_zero(x1) && !fp_is_zero(x2))
@@ -356,23 +238,13 @@ __global__ void __launch_bounds__(MSM_THREADS, MSM_TREE_PRE_BLOCKS)
     if (t >= SS)
         return;
     fp_t run;
-    if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
-        int m = slots_of(t, SS, n, K);
-        slot_pipe<S> sp(src, t, SS, false, m);
-        for (int j = 0; j < m; j++) {
-            fp_t d = slot_denom(src, sp.at(j, false));
-            run = j ? fp_mul(run, d) : d;
-            fp_store(&pre[(t + j * SS) * ps], run);
-        }
-    } else {
-        for (int j = 0; j < K; j++) {
-            size_t i = t + j * SS;
-            if (i >= n)
-                break;
-            fp_t d = slot_denom(src, i);
-            run = j ? fp_mul(run, d) : d;
-            fp_store(&pre[i * ps], run);
-        }
+    for (int j = 0; j < K; j++) {
+        size_t i = t + j * SS;
+        if (i >= n)
+            break;
+        fp_t d = slot_denom(src, i);
+        run = j ? fp_mul(run, d) : d;
+        fp_store(&pre[i * ps], run);
     }
     fp_store(&tot[t], run);
 }
@@ -397,6 +269,13 @@ static __global__ void k_tree_top(const fp_t *d, unsigned n, fp_t *inv)
     fp_store(&inv[0], v);
 }
 
+/* Valid slots of thread t: t + j·SS < n. */
+static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
+{
+    size_t j = (n - t + SS - 1) / SS;
+    return j < (size_t)K ? (int)j : K;
+}
+
 /* Level l > 0, downward: inv[i] = 1/d[i] from the inverses of the totals. */
 template <int K>
 __global__ void __launch_bounds__(MSM_THREADS)
@@ -415,25 +294,6 @@ __global__ void __launch_bounds__(MSM_THREADS)
     fp_store(&inv[t], v);
 }
 
-/* The addition of slot i = t + j·SS (at: i, or the slot located, S::ref), given v, the inverse of the
- * thread's running product up to it; returns v for the slot below (j > 0: v times slot i's denominator;
- * the slot's own inverse is v times the running product before it). */
-template <class S, class R>
-static __device__ __forceinline__ fp_t final_slot(const S &src, const R &at, size_t i, int j, size_t SS,
-                                                  const fp_t *pre, size_t ps, fp_t v)
-{
-    g1_affine_t P, Q;
-    bool has_q = src.load(at, P, Q);
-    int kind = tree_add_kind(P, Q, has_q);
-    fp_t id = v;
-    if (j > 0) {
-        id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
-        v = fp_mul(v, tree_add_denom(kind, P, Q));
-    }
-    src.store(i, tree_add_finish(kind, P, Q, id));
-    return v;
-}
-
 /* Level 0, downward: the additions themselves. */
 template <int K, class S>
 __global__ void __launch_bounds__(MSM_THREADS)
@@ -443,16 +303,17 @@ __global__ void __launch_bounds__(MSM_THREADS)
     if (t >= SS)
         return;
     fp_t v = fp_load(&itot[t]);
-    if constexpr (MSM_TREE_PREFETCH && prefetchable<S>::value) {
-        int m = slots_of(t, SS, n, K);
-        slot_pipe<S> sp(src, t + (m - 1) * SS, SS, true, m);
-        for (int j = m - 1; j >= 0; j--)
-            v = final_slot(src, sp.at(m - 1 - j, true), t + j * SS, j, SS, pre, ps, v);
-    } else {
-        for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
-            size_t i = t + j * SS;
-            v = final_slot(src, i, i, j, SS, pre, ps, v);
+    for (int j = slots_of(t, SS, n, K) - 1; j >= 0; j--) {
+        size_t i = t + j * SS;
+        g1_affine_t P, Q;
+        bool has_q = src.load(i, P, Q);
+        int kind = tree_add_kind(P, Q, has_q);
+        fp_t id = v;
+        if (j > 0) {
+            id = fp_mul(v, fp_load(&pre[(i - SS) * ps]));
+            v = fp_mul(v, tree_add_denom(kind, P, Q));
         }
+        src.store(i, tree_add_finish(kind, P, Q, id));
     }
 }
 
