@@ -400,15 +400,16 @@ MONT_FN void mont_redc_row(fr_carry *k, uint32_t u[], uint32_t v[], const uint32
  * IMAD.WIDE's addend is already a register pair (with fixed roles ptxas
  * re-paired them with moves: docs/design/013, twelfth session).
  *
- * MONT_FIRST_ROW_CHAIN (build-time, default 0; an experiment not yet timed):
- * the first row a_0·b as the same chains over zeroed accumulators instead of
- * plain products. Counted (bench/gpu/sass_cost.py): Fp product 568 -> 544
- * instructions, Fr 376 -> 360, the same IMAD.WIDE and IMAD.HI, fewer other
- * IMADs; the NTT's k_pass 3784 -> 3576 with less spill; docs/design/020,
- * thirteenth session, says how it is to be measured.
+ * MONT_FIRST_ROW_CHAIN (build-time, default 1 since its measurement; 0 builds
+ * the earlier form for comparison): the first row a_0·b as the same chains
+ * over zeroed accumulators instead of plain products. Counted
+ * (bench/gpu/sass_cost.py): Fp product 568 -> 544 instructions, Fr 376 -> 360.
+ * Measured on the H200 (bench/results/2026-12-05-ntt-dst-prefetch-engine.md):
+ * 2^27 NTT -2.1 %, Fp mul +3.2 %, G1 XYZZ addition +3.9 %, G2 +9.4 %, MSM H
+ * (bench-tree 27 2) -0.8 %; every device check passes with it.
  */
 #ifndef MONT_FIRST_ROW_CHAIN
-#define MONT_FIRST_ROW_CHAIN 0
+#define MONT_FIRST_ROW_CHAIN 1
 #endif
 template <int N>
 MONT_FN void mont_mul_words(const uint32_t a[], const uint32_t b[], const uint32_t M[], uint32_t n0,
