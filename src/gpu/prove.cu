@@ -772,15 +772,18 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
      * first pass reads a·b; scale n cancels the inverse's n^-1, so the last pass multiplies by nothing),
      * then n·d − c, subtracted where the last transform's bit reversal moves its result — no pass of its
      * own for the products or the combination. That is h / κ with κ = z_inv / n, a constant: the MSM runs
-     * on it and its sum is multiplied by κ once, on the host (saves a product an element). */
+     * on it and its sum is multiplied by κ once, on the host (saves a product an element). The last
+     * transform runs on b times a and stores into a (dst: out of place, so its bit reversal rides in the
+     * last pass's stores; a is read only by the first pass), leaving b and c, lent to the G1 MSM's
+     * workspace, free for the MSMs. */
     cuzk_fr n_fr, kappa;
     cuzk_fr_from_u64(&n_fr, d.n);
     cuzk_fr_mul(&kappa, &d.z_inv, &d.n_inv);
     cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL, NULL};
     rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
     if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
-        cuzk_gpu_ntt_extra ex_h = {NULL, p->b, &n_fr, p->c, NULL};
-        rc = cuzk_gpu_ntt_ex(p->a, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
+        cuzk_gpu_ntt_extra ex_h = {NULL, p->a, &n_fr, p->c, p->a};
+        rc = cuzk_gpu_ntt_ex(p->b, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
     }
     cuzk_ntt_domain_release(&d);
     if (rc)

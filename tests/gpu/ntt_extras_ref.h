@@ -8,18 +8,22 @@
 
 typedef struct {
     bool src, mul, scale, sub, dst;
+    const char *alias; /* "mul" or "src": that vector is given in dst's place (the caller puts it there) */
 } ntt_extras_pick;
 
 /* Each extra on or off at random (sub only for NN; dst, the output vector, in half the draws, where the
- * NN permutation moves into the last pass); *scale (already random) becomes n one time in two, which
- * cancels an inverse's n^-1 (the path that drops the last pass's product). */
+ * NN permutation moves into the last pass, and then one time in two mul, or src without mul, given in
+ * dst's vector, which the transform reads before it writes there); *scale (already random) becomes n one
+ * time in two, which cancels an inverse's n^-1 (the path that drops the last pass's product). */
 static ntt_extras_pick ntt_extras_draw(cuzk_ntt_order order, size_t n, cuzk_fr *scale)
 {
     unsigned bits = (unsigned)test_rand64();
     if (bits & 16)
         cuzk_fr_from_u64(scale, n);
     ntt_extras_pick pk = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
-                          order == CUZK_NTT_NN && (bits & 8) != 0, (bits & 32) != 0};
+                          order == CUZK_NTT_NN && (bits & 8) != 0, (bits & 32) != 0, NULL};
+    if (pk.dst && (bits & 64)) /* the H pipeline's last transform writes over its mul vector */
+        pk.alias = pk.mul ? "mul" : pk.src ? "src" : NULL;
     return pk;
 }
 
@@ -29,6 +33,10 @@ static cuzk_gpu_ntt_extra ntt_extras_of(ntt_extras_pick pk, const cuzk_fr *src, 
 {
     cuzk_gpu_ntt_extra ex = {pk.src ? src : NULL, pk.mul ? mul : NULL, pk.scale ? scale : NULL,
                              pk.sub ? sub : NULL, pk.dst ? dst : NULL};
+    if (pk.alias && pk.alias[0] == 'm')
+        ex.mul = dst;
+    else if (pk.alias)
+        ex.src = dst;
     return ex;
 }
 
