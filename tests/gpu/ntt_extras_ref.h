@@ -20,8 +20,8 @@ static ntt_extras_pick ntt_extras_draw(cuzk_ntt_order order, size_t n, cuzk_fr *
     unsigned bits = (unsigned)test_rand64();
     if (bits & 16)
         cuzk_fr_from_u64(scale, n);
-    ntt_extras_pick pk = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
-                          order == CUZK_NTT_NN && (bits & 8) != 0, (bits & 32) != 0, NULL};
+    bool sub = order == CUZK_NTT_NN && (bits & 8) != 0;
+    ntt_extras_pick pk = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, sub, (bits & 32) != 0, NULL};
     if (pk.dst && (bits & 64)) /* the H pipeline's last transform writes over its mul vector */
         pk.alias = pk.mul ? "mul" : pk.src ? "src" : NULL;
     return pk;
