@@ -200,10 +200,17 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
         [ -f "$out/engine.tl" ] && "$bdir/cuzk-bench" timeline report "$out/engine.tl" --svg "$out/engine.svg" \
             >"$out/engine-report.txt" 2>&1
     fi
-    if has bench-sweep; then
-        run bench-sweep "$bdir/cuzk-bench" sweep --backend gpu --workload porep --constraints "${SWEEP_LG:-23}" \
-            --partitions 10 --c-list "${SWEEP_C:-5,10,20}" --j-list "${SWEEP_J:-2,5,10}" \
-            --gw-list "${SWEEP_GW:-1,2}" --csv "$out/sweep.csv"
+    if has bench-sweep; then # timelines of every cell, their report and SVG; peak RSS from /usr/bin/time
+        timev=()
+        [ -x /usr/bin/time ] && timev=(/usr/bin/time -v)
+        mkdir -p "$out/sweep-tl"
+        run bench-sweep "${timev[@]}" "$bdir/cuzk-bench" sweep --backend gpu --workload porep \
+            --constraints "${SWEEP_LG:-23}" --partitions 10 --c-list "${SWEEP_C:-5,10,20}" \
+            --j-list "${SWEEP_J:-2,5,10}" --gw-list "${SWEEP_GW:-1,2}" --csv "$out/sweep.csv" \
+            --timeline-dir "$out/sweep-tl"
+        for tl in "$out"/sweep-tl/*.jsonl; do
+            [ -f "$tl" ] && "$bdir/cuzk-bench" timeline report "$tl" --svg "${tl%.jsonl}.svg" >"${tl%.jsonl}.txt" 2>&1
+        done
     fi
     has bench-kernels && run bench-batch-affine "$bdir/batch_affine" "${BA_LG:-27}"
     has bench-kernels && run bench-msm-kernels "$bdir/msm_kernels"
@@ -219,7 +226,7 @@ for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup ben
 done
 # the ab step's benchmarks, each under its run's name (tables; ec's rates are "bench ... G/s" lines)
 for f in "$out"/ab-*.log; do
-    [ -f "$f" ] && [[ $f != *-check.log ]] || continue
+    if [ ! -f "$f" ] || [[ $f == *-check.log ]]; then continue; fi
     echo "## $(basename "$f" .log)"
     grep -E '^\||^bench .* G/s' "$f"
 done

@@ -13,7 +13,8 @@
  *                                 0/1-heavy witness shape and uniform with 1/16
  *                                 of the scalars equal; G1 as by default, then
  *                                 with XYZZ work items only; G2 at 2^24 (or the largest
- *                                 LG <= 24) below r; median of 5 after a
+ *                                 LG <= 24) below r and in the witness shape
+ *                                 (B2's split: ones, tail); median of 5 after a
  *                                 warm-up; each size's last result checked
  *                                 against the closed form below
  *   test_gpu_msm bench-tree LG [PARTS]
@@ -574,8 +575,8 @@ static int cmd_bench(int argc, char **argv)
             g2lg = lgs[i];
     }
     if (g2lg) {
-        int shapes[] = {SH_FULL};
-        bench_group<2>(g2lg, shapes, 1);
+        int shapes[] = {SH_FULL, SH_PR_WITNESS}; /* the witness shape is B2's (split: ones, tail) */
+        bench_group<2>(g2lg, shapes, 2);
     }
     return test_finish("test_gpu_msm bench");
 }
