@@ -27,6 +27,23 @@ static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaErro
                      GPU_MODULE ": %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/* Priority of the streams that carry a proof's serial work (the prover's stream, the G1 MSM's sort and
+ * tree-part streams): with GPU_WORK_ABOVE_SIDE, one step above the least, so that B2's side stream (the
+ * least) only takes what that work leaves idle; without it, the least, like every other stream (docs/
+ * design/020, fifteenth session). The tree's chains have the greatest either way. */
+#ifndef GPU_WORK_ABOVE_SIDE
+#define GPU_WORK_ABOVE_SIDE 0
+#endif
+static inline int gpu_work_priority(void)
+{
+    int least = 0, greatest = 0;
+    if (!GPU_WORK_ABOVE_SIDE || cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return greatest < least ? least - 1 : least;
+}
+
 /* `into` waits for everything issued on `from` so far (through ev, recorded on from), also on an error
  * path, so that no work of a side stream outlives its caller's; returns rc, or the join's own failure
  * when rc is CUZK_OK. */

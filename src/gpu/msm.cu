@@ -208,7 +208,7 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
             return rc;
         }
     }
-    cudaError_t e = cudaStreamCreateWithFlags(&ws->st_sort, cudaStreamNonBlocking);
+    cudaError_t e = cudaStreamCreateWithPriority(&ws->st_sort, cudaStreamNonBlocking, gpu_work_priority());
     cudaEvent_t *evs[] = {&ws->ev_fork, &ws->ev_sorted, &ws->ev_join};
     for (int i = 0; e == cudaSuccess && i < 3; i++)
         e = cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming);

@@ -647,7 +647,7 @@ static inline int msm_tree_new(msm_tree **out, size_t n_max, size_t B_max, void 
     int least = 0, greatest = 0;
     e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
     if (e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&t->st2, cudaStreamNonBlocking);
+        e = cudaStreamCreateWithPriority(&t->st2, cudaStreamNonBlocking, gpu_work_priority());
     for (int i = 0; e == cudaSuccess && i < 2; i++)
         e = cudaStreamCreateWithPriority(&t->hi[i], cudaStreamNonBlocking, greatest);
     cudaEvent_t *evs[2 + 2 * MSM_TREE_MAX_PARTS] = {&t->ev_fork, &t->ev_join};

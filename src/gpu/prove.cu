@@ -271,7 +271,7 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     if (rc)
         return rc;
     CU(cudaGetDevice(&p->dev), "cudaGetDevice");
-    CU(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking), "cudaStreamCreate");
+    CU(cudaStreamCreateWithPriority(&p->st, cudaStreamNonBlocking, gpu_work_priority()), "cudaStreamCreate");
     CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking), "cudaStreamCreate (side)");
     for (int i = 0; i < EV_COUNT; i++)
         CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
