@@ -81,11 +81,29 @@ static inline unsigned msm_pick_window(size_t n)
     return lg < 8 ? 4 : lg - 4;
 }
 
-/* Work-item length for a tail of n entries and B buckets per window. */
+/* A small tail's items are shortened (down to MSM_ITEM_SHORT entries) until a window has MSM_ITEM_FILL of
+ * them, about what the device holds at once: with 16 entries an item, a tail of 0.17 M entries (G2 in the
+ * witness shape at 2^24) ran 10.5 K threads a window, a third of one wave, at 0.15 G additions/s against
+ * 0.77 alone (docs/design/014, fifteenth session). MSM_ITEM_FILL = 0 keeps the 16-entry floor everywhere. */
+#ifndef MSM_ITEM_FILL
+#define MSM_ITEM_FILL 0
+#endif
+#define MSM_ITEM_SHORT 4
+
+/* Work-item length for a tail of n entries: n / MSM_ITEMS, at least 16 — or, below 16 · MSM_ITEM_FILL
+ * entries, n / MSM_ITEM_FILL, at least MSM_ITEM_SHORT. Such a tail has at most MSM_ITEM_FILL items (and
+ * at most 2^15 buckets), which the workspace's bound holds for any n_max (msm_max_items adds 2^19). */
+static_assert(MSM_ITEM_FILL <= (1u << 18), "MSM_ITEM_FILL beyond what msm_max_items leaves room for");
 static inline unsigned msm_item_len(size_t n)
 {
     size_t t = (n + MSM_ITEMS - 1) / MSM_ITEMS;
-    return (unsigned)(t < 16 ? 16 : t);
+    if (t < 16)
+        t = 16;
+    if (MSM_ITEM_FILL && t == 16 && n < (size_t)16 * MSM_ITEM_FILL) {
+        t = (n + MSM_ITEM_FILL - 1) / MSM_ITEM_FILL;
+        t = t < MSM_ITEM_SHORT ? MSM_ITEM_SHORT : t;
+    }
+    return (unsigned)t;
 }
 
 /* Buckets (XYZZ) the workspace keeps, so that all windows of one MSM reduce together: every window of
