@@ -50,6 +50,12 @@ typedef struct {
 int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err, size_t errlen);
 void cuzk_gpu_msm_free(cuzk_gpu_msm *ws);
 
+/* The stream priority the library gives a proof's serial work, a workspace's own streams included (one
+ * step above the least, where B2 runs beside it; docs/design/020). A caller that runs MSMs on a stream of
+ * its own creates it with this priority, so that the workspace's streams and its own are dispatched as
+ * equals, as in the prover. */
+int cuzk_gpu_work_priority(void);
+
 /* The same workspace, except that the part cuzk_gpu_msm_lendable_bytes names (the batch-affine tree's
  * lists, G1 only) lives in lent[0 .. lent_bytes) when that is large enough (else the workspace allocates
  * it as cuzk_gpu_msm_new does). The lender keeps the memory allocated while the workspace lives and

@@ -134,6 +134,11 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm *ws)
     free(ws);
 }
 
+extern "C" int cuzk_gpu_work_priority(void)
+{
+    return gpu_work_priority();
+}
+
 extern "C" int cuzk_gpu_msm_new(cuzk_gpu_msm **out, cuzk_gpu_group group, size_t n_max, char *err,
                                 size_t errlen)
 {

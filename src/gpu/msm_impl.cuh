@@ -99,10 +99,12 @@ static inline unsigned msm_item_len(size_t n)
     size_t t = (n + MSM_ITEMS - 1) / MSM_ITEMS;
     if (t < 16)
         t = 16;
-    if (MSM_ITEM_FILL && t == 16 && n < (size_t)16 * MSM_ITEM_FILL) {
+#if MSM_ITEM_FILL
+    if (t == 16 && n < (size_t)16 * MSM_ITEM_FILL) {
         t = (n + MSM_ITEM_FILL - 1) / MSM_ITEM_FILL;
         t = t < MSM_ITEM_SHORT ? MSM_ITEM_SHORT : t;
     }
+#endif
     return (unsigned)t;
 }
 

@@ -689,7 +689,8 @@ int main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : "check";
     if (gpu_test_start("test_gpu_msm", &g_pool))
         return 2;
-    CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    /* the prover's priority, which the workspace's own streams have too */
+    CUDA_OK(cudaStreamCreateWithPriority(&g_stream, cudaStreamNonBlocking, cuzk_gpu_work_priority()));
     int rc;
     if (strcmp(cmd, "check") == 0)
         rc = cmd_check();
