@@ -6,9 +6,17 @@
 #ifndef CUZK_TESTS_NTT_EXTRAS_REF_H
 #define CUZK_TESTS_NTT_EXTRAS_REF_H
 
+/* Which input vector, if any, is given in dst's place (the caller puts its values there). */
+typedef enum { NTT_ALIAS_NONE, NTT_ALIAS_MUL, NTT_ALIAS_SRC } ntt_alias;
+
+static const char *ntt_alias_name(ntt_alias a)
+{
+    return a == NTT_ALIAS_MUL ? "mul" : a == NTT_ALIAS_SRC ? "src" : "nothing";
+}
+
 typedef struct {
     bool src, mul, scale, sub, dst;
-    const char *alias; /* "mul" or "src": that vector is given in dst's place (the caller puts it there) */
+    ntt_alias alias;
 } ntt_extras_pick;
 
 /* Each extra on or off at random (sub only for NN; dst, the output vector, in half the draws, where the
@@ -20,10 +28,12 @@ static ntt_extras_pick ntt_extras_draw(cuzk_ntt_order order, size_t n, cuzk_fr *
     unsigned bits = (unsigned)test_rand64();
     if (bits & 16)
         cuzk_fr_from_u64(scale, n);
-    bool sub = order == CUZK_NTT_NN && (bits & 8) != 0;
-    ntt_extras_pick pk = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, sub, (bits & 32) != 0, NULL};
+    ntt_extras_pick pk;
+    pk.src = (bits & 1) != 0, pk.mul = (bits & 2) != 0, pk.scale = (bits & 4) != 0;
+    pk.sub = order == CUZK_NTT_NN && (bits & 8) != 0, pk.dst = (bits & 32) != 0;
+    pk.alias = NTT_ALIAS_NONE;
     if (pk.dst && (bits & 64)) /* the H pipeline's last transform writes over its mul vector */
-        pk.alias = pk.mul ? "mul" : pk.src ? "src" : NULL;
+        pk.alias = pk.mul ? NTT_ALIAS_MUL : pk.src ? NTT_ALIAS_SRC : NTT_ALIAS_NONE;
     return pk;
 }
 
@@ -33,9 +43,9 @@ static cuzk_gpu_ntt_extra ntt_extras_of(ntt_extras_pick pk, const cuzk_fr *src, 
 {
     cuzk_gpu_ntt_extra ex = {pk.src ? src : NULL, pk.mul ? mul : NULL, pk.scale ? scale : NULL,
                              pk.sub ? sub : NULL, pk.dst ? dst : NULL};
-    if (pk.alias && pk.alias[0] == 'm')
+    if (pk.alias == NTT_ALIAS_MUL)
         ex.mul = dst;
-    else if (pk.alias)
+    else if (pk.alias == NTT_ALIAS_SRC)
         ex.src = dst;
     return ex;
 }

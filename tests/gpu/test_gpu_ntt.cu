@@ -529,8 +529,8 @@ static void check_extras(dev_vec *v, unsigned lg)
                     CUDA_OK(h2d(dev_data(v), host, n * sizeof(cuzk_fr), g_stream));
                     CUDA_OK(h2d(dev, host + n, 3 * n * sizeof(cuzk_fr), g_stream));
                     CUDA_OK(cudaMemsetAsync(ddst - GUARD, 0xa5, (n + 2 * GUARD) * sizeof(cuzk_fr), g_stream));
-                    if (pk.alias)
-                        CUDA_OK(h2d(ddst, host + (pk.alias[0] == 'm' ? 2 : 1) * n, n * sizeof(cuzk_fr),
+                    if (pk.alias != NTT_ALIAS_NONE) /* host: x, src, mul, sub */
+                        CUDA_OK(h2d(ddst, host + (pk.alias == NTT_ALIAS_MUL ? 2 : 1) * n, n * sizeof(cuzk_fr),
                                     g_stream));
                     rc = cuzk_gpu_ntt_ex(dev_data(v), lg, dr, orders[o], coset, &d, &ex, g_stream, err,
                                          sizeof err);
@@ -548,8 +548,8 @@ static void check_extras(dev_vec *v, unsigned lg)
                     CHECK(bad == 0 && guards_intact(v, n) && dst_guards,
                           "extras (src %d mul %d scale %d sub %d dst %d, %s in dst) 2^%u conv %u dir %d "
                           "order %s coset %d: %zu of %zu differ (first at %zu), or a guard was written",
-                          pk.src, pk.mul, pk.scale, pk.sub, pk.dst, pk.alias ? pk.alias : "nothing", lg, cv,
-                          dir, order_name(orders[o]), coset, bad, n, first);
+                          pk.src, pk.mul, pk.scale, pk.sub, pk.dst, ntt_alias_name(pk.alias), lg, cv, dir,
+                          order_name(orders[o]), coset, bad, n, first);
                 }
         cuzk_ntt_domain_release(&d);
     }

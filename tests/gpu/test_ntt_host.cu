@@ -131,14 +131,14 @@ static void check_modes(unsigned lg, bool extras, bool force_dst, unsigned *runs
                     for (size_t i = 0; i < (extras ? 4 : 1) * n; i++) /* x, src, mul, sub */
                         test_rand_fr(&x[i]);
                     test_rand_fr(&scale);
-                    ntt_extras_pick pk = {false, false, false, false, false, NULL};
+                    ntt_extras_pick pk = {false, false, false, false, false, NTT_ALIAS_NONE};
                     if (extras)
                         pk = ntt_extras_draw(orders[o], n, &scale);
                     pk.dst = pk.dst || force_dst;
                     cuzk_gpu_ntt_extra ex = ntt_extras_of(pk, src, mul, &scale, sub, dst);
                     memset(dst, 0xa5, n * sizeof *dst); /* every output must be written */
-                    if (pk.alias)
-                        memcpy(dst, pk.alias[0] == 'm' ? mul : src, n * sizeof *dst);
+                    if (pk.alias != NTT_ALIAS_NONE)
+                        memcpy(dst, pk.alias == NTT_ALIAS_MUL ? mul : src, n * sizeof *dst);
                     cuzk_ntt_dir dr = dir ? CUZK_NTT_INVERSE : CUZK_NTT_FORWARD;
                     int rc = ntt_extras_want(want, &d, dr, orders[o], coset, pk, x, src, mul, &scale, sub, NULL,
                                              err, sizeof err);
@@ -154,7 +154,7 @@ static void check_modes(unsigned lg, bool extras, bool force_dst, unsigned *runs
                           "2^%u conv %u dir %d order %d coset %d threads %s, extras (src %d mul %d scale %d "
                           "sub %d dst %d, %s in dst): %zu of %zu differ",
                           lg, cv, dir, o, coset, rev ? "reversed" : "forward", pk.src, pk.mul, pk.scale,
-                          pk.sub, pk.dst, pk.alias ? pk.alias : "nothing", bad, n);
+                          pk.sub, pk.dst, ntt_alias_name(pk.alias), bad, n);
                 }
         cuzk_ntt_domain_release(&d);
     }
