@@ -68,11 +68,6 @@ static size_t msm_max_buckets(void)
     return (size_t)1 << (MSM_MAX_C - 1);
 }
 
-static size_t msm_max_items(size_t n_max)
-{
-    return (size_t)ceil_div_u(n_max, msm_item_len(n_max)) + msm_max_buckets();
-}
-
 /* Partials of one reduction step: the ones' per-thread sums, or the groups of every window of a batch
  * (msm_group_m doubles the group size until they fit). */
 static size_t msm_red_len(size_t n_max)
@@ -98,8 +93,8 @@ extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_ma
 {
     size_t B = msm_max_buckets(), pb = xyzz_bytes(group);
     return n_max * (1 + 1 + 4 + 32 + 16 + (group == CUZK_GPU_G1 ? 4 : 0)) + 8 +
-           (6 * B + 12 + (group == CUZK_GPU_G1 ? 2 * B + 4 : 0)) * 4 + msm_max_items(n_max) * pb +
-           msm_fold_len(msm_max_items(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
+           (6 * B + 12 + (group == CUZK_GPU_G1 ? 2 * B + 4 : 0)) * 4 + msm_items_bound(n_max) * pb +
+           msm_fold_len(msm_items_bound(n_max), B) * pb + msm_bucket_cap(n_max) * pb +
            2 * msm_red_len(n_max) * pb + (MSM_MAX_W + 1) * pb + cub_bytes_for(n_max) +
            (group == CUZK_GPU_G1 ? msm_tree_region_bytes(n_max, B) + msm_tree_rest_bytes(n_max, B) : 0);
 }
@@ -159,7 +154,7 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
     ws->group = group;
     ws->n_max = n_max;
     ws->point_bytes = xyzz_bytes(group);
-    ws->max_items = msm_max_items(n_max);
+    ws->max_items = msm_items_bound(n_max);
     ws->red_len = msm_red_len(n_max);
     ws->cub_bytes = cub_bytes_for(n_max);
     ws->bucket_cap = msm_bucket_cap(n_max);

@@ -91,9 +91,8 @@ static inline unsigned msm_pick_window(size_t n)
 #define MSM_ITEM_SHORT 4
 
 /* Work-item length for a tail of n entries: n / MSM_ITEMS, at least 16 — or, below 16 · MSM_ITEM_FILL
- * entries, n / MSM_ITEM_FILL, at least MSM_ITEM_SHORT. Such a tail has at most MSM_ITEM_FILL items (and
- * at most 2^15 buckets), which the workspace's bound holds for any n_max (msm_max_items adds 2^19). */
-static_assert(MSM_ITEM_FILL <= (1u << 18), "MSM_ITEM_FILL beyond what msm_max_items leaves room for");
+ * entries, n / MSM_ITEM_FILL, at least MSM_ITEM_SHORT (msm_items_bound gives the most items it makes). */
+static_assert(MSM_ITEM_FILL <= MSM_ITEMS, "MSM_ITEM_FILL above MSM_ITEMS");
 static inline unsigned msm_item_len(size_t n)
 {
     size_t t = (n + MSM_ITEMS - 1) / MSM_ITEMS;
@@ -106,6 +105,21 @@ static inline unsigned msm_item_len(size_t n)
     }
 #endif
     return (unsigned)t;
+}
+
+/* Work items one window of any tail of n <= n_max entries can make: its chunks of msm_item_len entries,
+ * plus one for each key a chunk boundary splits (at most the window's buckets, 2^(c-1) <= 2^19). The
+ * chunk count is not monotone in n (2^25 entries make 2^20 chunks of 32; 2^25 + 1 make 1,016,801 of
+ * 33), so the bound is taken over every n: ceil(n / 16) up to 16 · MSM_ITEMS entries, never more than
+ * MSM_ITEMS beyond (n / ceil(n / MSM_ITEMS) <= MSM_ITEMS), and with MSM_ITEM_FILL at most
+ * min(ceil(n / MSM_ITEM_SHORT), MSM_ITEM_FILL) below 16 · MSM_ITEM_FILL entries. */
+static inline size_t msm_items_bound(size_t n_max)
+{
+    size_t chunks = n_max <= (size_t)16 * MSM_ITEMS ? (n_max + 15) / 16 : MSM_ITEMS;
+    size_t fill = (n_max + MSM_ITEM_SHORT - 1) / MSM_ITEM_SHORT;
+    if (fill > MSM_ITEM_FILL)
+        fill = MSM_ITEM_FILL;
+    return (chunks > fill ? chunks : fill) + ((size_t)1 << (MSM_MAX_C - 1));
 }
 
 /* Buckets (XYZZ) the workspace keeps, so that all windows of one MSM reduce together: every window of
