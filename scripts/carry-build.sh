@@ -40,7 +40,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "carry-build: nvcc not found" >&2; exit 1; }
 
 pack() {
-    tar -C "$dir" -cJf "$dir/bins.tar.xz.part" b
+    # symbols stripped and one large xz dictionary: the programs share most of their bytes (the device
+    # code), so nine programs and four variants pack into ≈ 12 MiB instead of ≈ 77 MiB
+    strip "$dir"/b/*
+    tar -C "$dir" -cf - b | xz -9e -T2 >"$dir/bins.tar.xz.part"
     mv "$dir/bins.tar.xz.part" "$dir/bins.tar.xz"
     size=$(stat -c %s "$dir/bins.tar.xz")
     echo "carry-build: $dir/bins.tar.xz, $((size / 1048576)) MiB, holding: $(cd "$dir/b" && echo *)"

@@ -83,6 +83,11 @@ void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size_t finish_s
  * sets its parts. The result is the same whatever the cut. No effect on a G2 workspace. */
 void cuzk_gpu_msm_set_tree_parts(cuzk_gpu_msm *ws, unsigned parts, size_t split_min);
 
+/* The sum of the bases whose scalar is one, cut into `launches` kernel launches (1..64; 0: the default,
+ * CUZK_MSM_ONES_SPLIT from the environment when the workspace was made, else the build's MSM_ONES_SPLIT).
+ * The result does not depend on it; shorter launches free the SMs sooner for other streams' kernels. */
+void cuzk_gpu_msm_set_ones_split(cuzk_gpu_msm *ws, unsigned launches);
+
 /* out = sum scalars[i] * bases[i], i < n, on `stream` (a cudaStream_t; NULL = legacy default stream).
  * d_bases: n affine points (identity = all-zero bytes), d_scalars: n Montgomery scalars, both device
  * memory. Returns when the result is on the host. window = 0 picks the width from the number of scalars

@@ -136,6 +136,10 @@ void cuzk_gpu_prover_set_overlap(cuzk_gpu_prover *p, cuzk_gpu_overlap mode);
  * (idle while the MSMs run): tests force the tree on small circuits with min_entries = 1. */
 void cuzk_gpu_prover_set_tree(cuzk_gpu_prover *p, size_t min_entries, size_t finish_slots);
 
+/* cuzk_gpu_msm_set_ones_split on the prover's G1 and G2 workspaces (benchmarks: B2's ones in short
+ * launches beside the serial stream; every value gives the same proof). */
+void cuzk_gpu_prover_set_ones_split(cuzk_gpu_prover *p, unsigned launches);
+
 /* Milliseconds of the last proof's device stages (CUDA events), for reports: upload (a, b, c, or z with
  * device evaluation), eval (device evaluation, check and scalar gathers; 0 without), the H pipeline
  * (with the B scalars' gather or upload), the five MSMs (with device evaluation msm_a includes its

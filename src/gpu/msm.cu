@@ -158,6 +158,7 @@ extern "C" int cuzk_gpu_msm_new_lent(cuzk_gpu_msm **out, cuzk_gpu_group group, s
     ws->red_len = msm_red_len(n_max);
     ws->cub_bytes = cub_bytes_for(n_max);
     ws->bucket_cap = msm_bucket_cap(n_max);
+    ws->ones_split = msm_ones_split();
     size_t B = msm_max_buckets(), pb = ws->point_bytes;
     struct {
         void **p;
@@ -236,6 +237,12 @@ extern "C" void cuzk_gpu_msm_set_tree(cuzk_gpu_msm *ws, size_t min_entries, size
         return;
     ws->tree_min = min_entries ? min_entries : MSM_TREE_MIN;
     ws->tree_finish = min_entries ? finish_slots : MSM_TREE_FINISH;
+}
+
+extern "C" void cuzk_gpu_msm_set_ones_split(cuzk_gpu_msm *ws, unsigned launches)
+{
+    if (ws)
+        ws->ones_split = launches == 0 ? msm_ones_split() : launches > 64 ? 64 : launches;
 }
 
 extern "C" void cuzk_gpu_msm_set_tree_parts(cuzk_gpu_msm *ws, unsigned parts, size_t split_min)

@@ -28,6 +28,9 @@
 #define MSM_ITEMS 1048576u /* target work items per window */
 #define MSM_FOLD 16        /* items one thread adds up when folding a bucket's items */
 #define MSM_ONES_THREADS (132u * 4u * MSM_THREADS)
+#ifndef MSM_ONES_SPLIT
+#define MSM_ONES_SPLIT 1 /* launches the ones' sum is cut into (CUZK_MSM_ONES_SPLIT overrides) */
+#endif
 #define MSM_TREE_MIN ((size_t)1 << 25)    /* G1 windows of this many entries take the batch-affine tree */
 #define MSM_TREE_FINISH ((size_t)1 << 23) /* its rounds end in XYZZ sums below this many slots */
 #define MSM_C16_MIN (((size_t)1 << 18) - 1) /* from here to MSM_TREE_MIN entries, c = 16 */
@@ -184,8 +187,39 @@ struct cuzk_gpu_msm {
     struct msm_tree *tree; /* G1: the batch-affine tree's scratch (msm_tree.cuh) */
     size_t tree_min;       /* windows of at least this many entries take the tree */
     size_t tree_finish;    /* the tree ends with XYZZ sums below this many slots in a round */
+    size_t ones_split;     /* launches the ones' sum is cut into (msm_ones_split) */
     cudaEvent_t ev[8];
 };
+
+/* Launch [j0, j1) of the grid-stride sum of n ones: thread t adds entries lo, lo + stride, ... below hi.
+ * False when the thread has nothing to do in a later launch (its partial stays as it is); the first
+ * launch (j0 = 0) always runs, to start the partial. */
+static inline __host__ __device__ bool ones_range(size_t t, size_t stride, size_t n, size_t j0, size_t j1,
+                                                  size_t *lo, size_t *hi)
+{
+    *lo = t + j0 * stride;
+    *hi = t + j1 * stride < n ? t + j1 * stride : n;
+    return j0 == 0 || *lo < n;
+}
+
+/* The grid-stride steps of a sum of at most n ones over `threads` threads, and the steps of each of at most
+ * `split` launches (the last may have fewer; the launches start at 0, per, 2·per, ... below *steps). */
+static inline void ones_cut(size_t n, size_t threads, size_t split, size_t *steps, size_t *per)
+{
+    size_t J = (n + threads - 1) / threads, S = split < 1 ? 1 : split < J ? split : J;
+    *steps = J;
+    *per = S ? (J + S - 1) / S : 0;
+}
+
+/* Launches the ones' sum is cut into: CUZK_MSM_ONES_SPLIT (1..64) or MSM_ONES_SPLIT. A launch's blocks stay
+ * resident until it ends, so an MSM on a low-priority side stream (the prover's B2) holds its SMs for a
+ * whole launch; shorter launches let the serial stream's blocks take them back sooner (design 020). */
+static inline size_t msm_ones_split(void)
+{
+    const char *s = getenv("CUZK_MSM_ONES_SPLIT");
+    long v = s ? strtol(s, NULL, 10) : 0;
+    return v >= 1 && v <= 64 ? (size_t)v : (size_t)MSM_ONES_SPLIT;
+}
 
 /* ---- kernels ------------------------------------------------------------------ */
 
@@ -463,18 +497,24 @@ __global__ void __launch_bounds__(MSM_THREADS) k_bucket_groups(const ec_xyzz<F> 
 
 /* Grid-stride sum of the bases whose scalar is one, from their compacted indices (*n_ones of them), so
  * that every lane of a warp adds at every step (over the classes, a warp with ones in half its lanes ran
- * at half speed); one partial per thread. */
+ * at half speed); one partial per thread. One launch runs the grid-stride steps [j0, j1): the first
+ * (j0 = 0) starts every partial at the identity, a later one adds to it, so the sum can be cut into
+ * short launches whose blocks leave the SMs often (msm_ones_split). */
 template <class F>
-__global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value) k_ones(const ec_affine<F> *__restrict__ bases,
-                                                      const uint32_t *__restrict__ idx,
-                                                      const uint32_t *__restrict__ n_ones,
-                                                      ec_xyzz<F> *partials)
+__global__ void __launch_bounds__(MSM_THREADS, items_min_blocks<F>::value)
+    k_ones(const ec_affine<F> *__restrict__ bases, const uint32_t *__restrict__ idx,
+           const uint32_t *__restrict__ n_ones, ec_xyzz<F> *partials, size_t j0, size_t j1)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
-    size_t n = *n_ones;
+    size_t lo, hi;
+    if (!ones_range(t, stride, *n_ones, j0, j1, &lo, &hi))
+        return;
     ec_xyzz<F> acc;
-    ec_xyzz_set_identity(acc);
-    for (size_t i = t; i < n; i += stride)
+    if (j0)
+        acc = partials[t];
+    else
+        ec_xyzz_set_identity(acc);
+    for (size_t i = lo; i < hi; i += stride)
         ec_xyzz_add_affine(acc, bases[idx[i]]);
     partials[t] = acc;
 }
@@ -670,8 +710,16 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, thrust::counting_iterator<uint32_t>(0), ws->tail_flag,
                                   ws->keys[1], ws->n_sel + 1, (int)n, st),
        "cub::DeviceSelect::Flagged (ones)");
-    k_ones<F><<<MSM_ONES_THREADS / MSM_THREADS, MSM_THREADS, 0, st>>>(bases, ws->keys[1], ws->n_sel + 1, red0);
-    CU(cudaGetLastError(), "k_ones launch");
+    {
+        /* the grid-stride steps for n ones at most, in ws->ones_split launches */
+        size_t J, Js;
+        ones_cut(n, MSM_ONES_THREADS, ws->ones_split, &J, &Js);
+        for (size_t j0 = 0; j0 < J; j0 += Js) {
+            k_ones<F><<<MSM_ONES_THREADS / MSM_THREADS, MSM_THREADS, 0, st>>>(
+                bases, ws->keys[1], ws->n_sel + 1, red0, j0, j0 + Js < J ? j0 + Js : J);
+            CU(cudaGetLastError(), "k_ones launch");
+        }
+    }
     int rc = reduce_to<F>(ws, red0, MSM_ONES_THREADS, 1, wins + MSM_MAX_W, st, err, errlen);
     if (rc)
         return rc;

@@ -507,6 +507,12 @@ extern "C" void cuzk_gpu_prover_set_tree(cuzk_gpu_prover *p, size_t min_entries,
     cuzk_gpu_msm_set_tree(p->g1, min_entries, finish_slots);
 }
 
+extern "C" void cuzk_gpu_prover_set_ones_split(cuzk_gpu_prover *p, unsigned launches)
+{
+    cuzk_gpu_msm_set_ones_split(p->g1, launches);
+    cuzk_gpu_msm_set_ones_split(p->g2, launches);
+}
+
 typedef struct {
     cuzk_gpu_prover *p;
     const cuzk_fr *scalars; /* the B scalars on the device */

@@ -433,6 +433,40 @@ static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0,
     free(k);
 }
 
+/* The ones' sum cut into several launches (cuzk_gpu_msm_set_ones_split): sizes above one launch's
+ * threads, every shape the cut meets (all ones, about half, none), against the closed form. */
+template <int G> static void check_ones_split(size_t n, const unsigned *splits, size_t nsplits)
+{
+    typedef grp<G> T;
+    char err[256] = "";
+    cuzk_gpu_msm *ws = NULL;
+    int rc = cuzk_gpu_msm_new(&ws, T::group, n, err, sizeof err);
+    CHECK(rc == CUZK_OK, "workspace: %s", err);
+    if (rc)
+        return;
+    typename T::A *b = (typename T::A *)malloc(n * sizeof *b), *db;
+    cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k), *dk, a;
+    CUDA_OK(cudaMalloc((void **)&db, n * sizeof *b));
+    CUDA_OK(cudaMalloc((void **)&dk, n * sizeof *k));
+    test_rand_fr(&a);
+    make_bases<G>(b, n, &a);
+    static const int shapes[] = {SH_ONES, SH_PR_WITNESS, SH_SPLIT, SH_ZEROS};
+    for (size_t si = 0; si < nsplits; si++) {
+        cuzk_gpu_msm_set_ones_split(ws, splits[si]);
+        for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++) {
+            char what[64];
+            snprintf(what, sizeof what, "%s, ones in %u launches", shape_name[shapes[h]], splits[si]);
+            make_scalars(k, n, shapes[h]);
+            check_one<G>(ws, db, dk, b, k, n, 0, what, &a);
+        }
+    }
+    cuzk_gpu_msm_free(ws);
+    cudaFree(db);
+    cudaFree(dk);
+    free(b);
+    free(k);
+}
+
 static int cmd_check(void)
 {
     static const size_t g1_sizes[] = {1, 2, 3, 17, 100, 1000, 4097, 16389, 65536, 131072};
@@ -453,6 +487,12 @@ static int cmd_check(void)
     printf("G1 checks with the tree's rounds cut into 3, 2 and 1 parts done (%.1f s)\n", now_s() - t0);
     check_group<2>(g2_sizes, sizeof g2_sizes / sizeof g2_sizes[0]);
     printf("G2 checks done (%.1f s)\n", now_s() - t0);
+    /* 600,001 ones take 5 grid-stride steps (3 launches of 2 steps, 5 of 1, or fewer launches than asked);
+     * 300,007 take 3 */
+    static const unsigned g1_splits[] = {1, 2, 3, 5, 64}, g2_splits[] = {2, 3};
+    check_ones_split<1>(600001, g1_splits, sizeof g1_splits / sizeof g1_splits[0]);
+    check_ones_split<2>(300007, g2_splits, sizeof g2_splits / sizeof g2_splits[0]);
+    printf("ones' sums cut into launches done (%.1f s)\n", now_s() - t0);
     return test_finish("test_gpu_msm check");
 }
 

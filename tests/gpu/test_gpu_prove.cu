@@ -24,9 +24,11 @@
  *   test_gpu_prove bench-porep LG the PoRep-shaped circuit at scale 2^(LG-27) (27: one
  *                                 full partition), key made on the GPU: device stage
  *                                 times with device evaluation, median of 3: every
- *                                 place of B2, the last without the batch-affine
- *                                 tree, then the key streamed
- *   test_gpu_prove bench-porep LG quick   only the default place of B2, then streamed
+ *                                 place of B2, the last with the ones' sums cut
+ *                                 into 4, 8, 16 and 1 launches and without the
+ *                                 batch-affine tree, then the key streamed
+ *   test_gpu_prove bench-porep LG quick   only the default place of B2 (and the
+ *                                 cuts), then streamed
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -159,6 +161,8 @@ static void check_loaded(circuit &c, const char *what)
         /* rounds 1, 2 and 5: every G1 window by the batch-affine tree (lists in the prover's b and c), to
          * the end or ended by XYZZ sums below 64 slots; the others: the default (no tree at these sizes) */
         cuzk_gpu_prover_set_tree(c.pr, round == 1 || round == 2 || round == 5 ? 1 : 0, round == 2 ? 64 : 0);
+        /* rounds 3 to 5: the ones' sums cut into 3 launches (a cut only above 135,168 entries) */
+        cuzk_gpu_prover_set_ones_split(c.pr, round >= 3 ? 3 : 0);
         int rc1 = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, sizeof err);
         CHECK(rc1 == CUZK_OK, "cpu prove %zu rows: %s", nc, err);
         int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, c.gpk, c.pr, gcs, &c.cs, c.z, &r, &s, NULL, g_pool, err,
@@ -183,6 +187,7 @@ static void check_loaded(circuit &c, const char *what)
     }
     cuzk_gpu_prover_set_overlap(c.pr, CUZK_GPU_OVERLAP_AFTER_H);
     cuzk_gpu_prover_set_tree(c.pr, 0, 0);
+    cuzk_gpu_prover_set_ones_split(c.pr, 0);
     /* a broken witness is refused with the row, by either evaluation; the last variable and a random one */
     if (nc > 3) {
         cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
@@ -609,6 +614,17 @@ static int cmd_bench_porep(unsigned lg, bool quick)
         if (bench_rows(c, c.gcs, 3, l2) != CUZK_OK)
             break;
     }
+    /* the last place with the ones' sums cut into short launches (B2's blocks leave the SMs sooner) */
+    static const unsigned splits[] = {4, 8, 16, 1};
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        char l2[64];
+        snprintf(l2, sizeof l2, "%s, %s, ones in %u launch%s", label, where[2], splits[i],
+                 splits[i] > 1 ? "es" : "");
+        cuzk_gpu_prover_set_ones_split(c.pr, splits[i]);
+        if (bench_rows(c, c.gcs, 3, l2) != CUZK_OK)
+            break;
+    }
+    cuzk_gpu_prover_set_ones_split(c.pr, 0);
     /* the last place again without the batch-affine tree (G1 windows by the XYZZ work items) */
     {
         char l2[64];
