@@ -92,6 +92,7 @@ typedef struct cuzk_engine_part {
     size_t n_abc;
     bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
     uint64_t key_vram;        /* config.key_vram: device bytes for resident keys per device, 0 = what fits */
+    int dev_workers;          /* config.gpu_workers: the GPU workers of a device (each has its own prover) */
     cuzk_fr r, s;             /* the proof's randomness */
     cuzk_groth16_proof proof; /* written by device or post */
     void *pending;            /* the backend's own state from pre/device to post (the backend frees it) */
@@ -184,8 +185,9 @@ typedef struct {
     unsigned flags;          /* CUZK_ENGINE_* */
     cuzk_engine_eval eval;   /* where a, b, c are evaluated (default AUTO) */
     uint64_t key_vram; /* GPU backend: device bytes its resident proving keys may take per device (default
-                          0: as many as fit); a key beyond it, or one that does not fit, is streamed from
-                          page-locked host memory instead */
+                          0: as many as fit); a key beyond it, or one that does not fit beside its circuit
+                          and the device's gpu_workers provers, is streamed from page-locked host memory
+                          instead (and one that does not fit even so fails its partitions, saying so) */
     cuzk_timeline *timeline; /* borrowed, may be NULL; must outlive the engine */
 } cuzk_engine_config;
 

@@ -60,6 +60,10 @@ void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
 int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes, char *err,
                               size_t errlen);
 
+/* The size of one staging buffer cuzk_gpu_pk_load_streamed picks for stage_bytes = 0: the largest query
+ * vector's bytes up to CUZK_GPU_STAGE_BYTES. */
+size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk);
+
 /* Device bytes the resident circuit takes (an upper bound: the index lists are counted at full length). */
 size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs);
 

@@ -41,8 +41,10 @@
 #include "cuzk/timeline.h"
 #define GPU_MODULE "gpu backend"
 #include "gpu/cuda_check.cuh"
+#include "gpu/key_fit.h"
 
 #define GPU_MAX_WORKERS 64 /* GPU workers per device */
+#define KEY_FIT_RESERVE ((uint64_t)512 << 20) /* device bytes a key's plan leaves free (key_fit.h) */
 
 typedef struct key_entry {
     const cuzk_groth16_params *pk;
@@ -124,6 +126,46 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
     return e;
 }
 
+/* Where e's key goes on its device (the caller holds the table lock, at the key's first load there: once
+ * per key and device, not per proof, so the device's free memory is read here). CUZK_GPU_FREE_BYTES, when
+ * set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when it fits nowhere. */
+static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit *fit, char *err,
+                    size_t errlen)
+{
+    size_t free_b = 0, total_b = 0;
+    CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    const char *limit = getenv("CUZK_GPU_FREE_BYTES");
+    if (limit && *limit) {
+        unsigned long long v = strtoull(limit, NULL, 10);
+        if (v < free_b)
+            free_b = (size_t)v;
+    }
+    unsigned streamed;
+    uint64_t on = keys_on(e->dev, &streamed);
+    key_fit_in in = {};
+    in.free = free_b;
+    in.key = cuzk_gpu_pk_bytes(e->pk);
+    in.circuit = dev_eval ? cuzk_gpu_cs_bytes(p->cs) : 0;
+    in.prover = cuzk_gpu_prover_bytes(e->pk) + (dev_eval ? p->n_z * sizeof(cuzk_fr) : 0);
+    in.stage = 2 * (uint64_t)cuzk_gpu_stage_bytes(e->pk);
+    in.reserve = KEY_FIT_RESERVE;
+    in.workers = p->dev_workers > 0 ? (unsigned)p->dev_workers : 1;
+    in.resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
+    *fit = key_fit_of(&in);
+    if (*fit != KEY_FIT_NONE)
+        return CUZK_OK;
+    uint64_t need_r, need_s;
+    key_fit_needs(&in, &need_r, &need_s);
+    const double G = 1073741824.0;
+    return cuzk_fail(
+        err, errlen, CUZK_ENOMEM,
+        "device %d: %.2f GiB free; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
+        "worker%s (key %.2f, circuit %.2f, a worker's prover %.2f + staging %.2f): use fewer GPU "
+        "workers or host evaluation",
+        e->dev, free_b / G, need_r / G, need_s / G, in.workers, in.workers == 1 ? "" : "s", in.key / G,
+        in.circuit / G, in.prover / G, in.stage / G);
+}
+
 /* The resident key (loaded once per device, under the table lock), the resident circuit when cs is given
  * (device evaluation; same), and this worker's prover for e. */
 static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval,
@@ -135,15 +177,16 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     int rc = CUZK_OK;
     pthread_mutex_lock(&g_ctx.lock);
     if (!e->gpk) {
-        /* resident when it fits within key_vram (and in the device's memory), else streamed from the host */
-        unsigned streamed;
+        /* resident when it fits within key_vram and beside what the device must still hold (key_fit.h),
+         * else streamed from the host; refused when even that does not fit */
+        key_fit fit = KEY_FIT_RESIDENT;
+        rc = plan_key(e, p, dev_eval, &fit, err, errlen);
         uint64_t bytes = cuzk_gpu_pk_bytes(e->pk);
-        rc = p->key_vram && keys_on(e->dev, &streamed) + bytes > p->key_vram
-                 ? CUZK_ENOMEM
-                 : cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen);
+        if (rc == CUZK_OK)
+            rc = fit == KEY_FIT_RESIDENT ? cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen) : CUZK_ENOMEM;
         if (rc == CUZK_OK)
             e->resident = bytes;
-        else if (rc == CUZK_ENOMEM)
+        else if (rc == CUZK_ENOMEM && fit != KEY_FIT_NONE)
             rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen);
     }
     if (rc == CUZK_OK && dev_eval && !e->gcs)

@@ -139,6 +139,13 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
     free(g);
 }
 
+extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk)
+{
+    size_t largest = max2(max2(pk->n_h, pk->n_l), max2(pk->n_a, pk->n_b)) * sizeof(cuzk_g1_affine);
+    largest = max2(largest, pk->n_b * sizeof(cuzk_g2_affine));
+    return max2(largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES, sizeof(cuzk_g2_affine));
+}
+
 /* The key's query vectors stay in host memory, page-locked here, and each MSM streams its bases through
  * two staging buffers of the prover: the copy of segment i + 1 runs beside the MSM of segment i. */
 extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
@@ -156,10 +163,8 @@ extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_p
     g->streamed = true;
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
     g->h = pk->h, g->l = pk->l, g->a = pk->a, g->b1 = pk->b_g1, g->b2 = pk->b_g2;
-    size_t largest = max2(max2(g->n_h, g->n_l), max2(g->n_a, g->n_b)) * sizeof(cuzk_g1_affine);
-    largest = max2(largest, g->n_b * sizeof(cuzk_g2_affine));
     if (!stage_bytes)
-        stage_bytes = largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES;
+        stage_bytes = cuzk_gpu_stage_bytes(pk);
     g->stage_bytes = max2(stage_bytes, sizeof(cuzk_g2_affine));
     void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
     size_t bytes[] = {g->n_h * sizeof(cuzk_g1_affine), g->n_l * sizeof(cuzk_g1_affine),

@@ -13,6 +13,9 @@
  *                          the device (the backend's default, checked through
  *                          cuzk_engine_get_config), then on the device with key_vram one byte short
  *                          of the key (streamed; checked through cuzk_engine_backend_gpu_keys).
+ *                          Last, a device with no room for the key even streamed
+ *                          (CUZK_GPU_FREE_BYTES=1 MiB): the job fails with CUZK_ENOMEM and the sizes,
+ *                          nothing stays loaded, and the same engine proves once the limit is lifted.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +158,55 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
     cuzk_engine_free(e);
 }
 
+/* A device too small for the key even streamed (CUZK_GPU_FREE_BYTES stands for its free memory): the job
+ * fails with CUZK_ENOMEM and a message that gives the sizes and what to change, nothing stays loaded, the
+ * budget returns to zero; the same engine then proves once the limit is lifted. */
+static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs, const cuzk_fr *z,
+                        size_t ni, size_t na)
+{
+    char err[256] = "";
+    cuzk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.backend = be;
+    cfg.gpu_workers = 2;
+    cfg.rs_seed = test_rand64() | 1;
+    cuzk_engine *e = NULL;
+    int rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
+    CHECK(rc == CUZK_OK, "engine: %s", err);
+    if (rc)
+        return;
+    cuzk_engine_key *key = NULL;
+    CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
+    witness w = {z, ni + na, -1};
+    cuzk_engine_job job;
+    memset(&job, 0, sizeof job);
+    job.key = key, job.n_parts = 2, job.prio = CUZK_PRIO_NORMAL, job.synth = synth, job.user = &w;
+    setenv("CUZK_GPU_FREE_BYTES", "1048576", 1);
+    uint64_t id = 0;
+    CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
+    cuzk_engine_result res;
+    rc = cuzk_engine_await(e, id, &res, err, sizeof err);
+    CHECK(rc == CUZK_ENOMEM && strstr(res.error, "GiB free") && strstr(res.error, "fewer GPU workers"),
+          "a device with 1 MiB free: rc %d, \"%s\"", rc, res.error);
+    cuzk_engine_result_free(&res);
+    uint64_t resident = 0;
+    unsigned streamed = 0;
+    cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
+    CHECK(resident == 0 && streamed == 0, "after no room: %llu resident bytes, %u streamed keys",
+          (unsigned long long)resident, streamed);
+    unsetenv("CUZK_GPU_FREE_BYTES");
+    CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
+    rc = cuzk_engine_await(e, id, &res, err, sizeof err);
+    CHECK(rc == CUZK_OK && res.n_proofs == 2, "after the limit is lifted: rc %d %s", rc, res.error);
+    cuzk_engine_result_free(&res);
+    cuzk_engine_key_free(key);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.budget_used == 0, "budget after no room: %llu bytes", (unsigned long long)st.budget_used);
+    cuzk_engine_free(e);
+    printf("a device with no room for the key: the job refused with \"no room\", then proved\n");
+}
+
 int main(int argc, char **argv)
 {
     unsigned lg = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
@@ -182,6 +234,7 @@ int main(int argc, char **argv)
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, 0);
     /* resident keys capped below this one's size: the backend streams it */
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1);
+    run_no_room(be, pk, cs, z, ni, na);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);
