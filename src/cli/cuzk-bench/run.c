@@ -33,6 +33,9 @@
 #include "bench.h"
 #include "cuzk/timeline.h"
 #include "cuzk/verify.h"
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu_prove.h"
+#endif
 
 #define MAX_STAGES 32
 #define MAX_DEVS 64
@@ -526,6 +529,22 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         print_bytes("  key VRAM     resident keys up to ", c->key_vram);
         printf(" per device, streamed from host memory beyond\n");
     }
+#ifdef CUZK_HAVE_GPU
+    /* where the key went on each device (key_vram, or the plan of docs/engine.md: streamed is slower) */
+    for (int d = 0; c->backend == cuzk_engine_backend_gpu() && d < c->devices; d++) {
+        uint64_t resident = 0;
+        unsigned streamed = 0;
+        cuzk_engine_backend_gpu_keys(d, &resident, &streamed);
+        printf("  device %-5d", d);
+        if (resident)
+            print_bytes(" key resident (", resident);
+        printf("%s%s\n", resident ? ")" : "",
+               streamed
+                   ? " key streamed from host memory (no room beside the provers, or over key_vram: slower)"
+               : resident ? ""
+                          : " no key loaded");
+    }
+#endif
     printf("  evaluation   %s (a, b, c %s)\n", bench_eval_name(c->eval),
            c->eval == CUZK_ENGINE_EVAL_DEVICE ? "made in the device phase" : "made by the synthesis workers");
     printf("  proofs       %u ok, %u failed\n", res->ok, res->failed);
