@@ -1,12 +1,14 @@
 /*
- * test_key_fit.c — the GPU backend's plan for a proving key on a device (src/gpu/key_fit.h): resident,
- * streamed, or no room, from the device's free bytes and what must sit beside the key.
+ * test_key_fit.c — the GPU backend's plan for a proving key on a device (src/gpu/key_fit.h): which of
+ * its vectors stay resident and which are streamed, or no room, from the device's free bytes and what
+ * must sit beside the key.
  *
- * Oracles: the sizes of a full PoRep partition as the engine measured them on the H200 (key 44.11 GiB,
- * circuit 5.79 GiB, prover 32.17 GiB plus the 4.17 GB witness, staging 2 × 4 GiB; peak 125,507 MiB with
- * two workers), placed on an H200 and on an 80 GB card; exact boundaries (one byte either way); and
- * random inputs against the same rule computed in 128-bit arithmetic (no saturation), including sizes
- * near 2^64 where 64-bit sums would wrap.
+ * Oracles: the sizes of a full PoRep partition as the engine measured them on the H200 (key 44.11 GiB in
+ * five vectors, circuit 5.79 GiB, prover 32.17 GiB plus the 4.17 GB witness, staging 2 × 4 GiB; peak
+ * 125,507 MiB with two workers), placed on an H200 and on an 80 GB card; exact boundaries (one byte
+ * either way); the key_vram cap; and random inputs against the same rule computed independently (every
+ * subset enumerated by recursion, in 128-bit arithmetic without saturation), including sizes near 2^64
+ * where 64-bit sums would wrap.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,33 +17,83 @@
 #include "testutil.h"
 
 #define GIB 1073741824.0
+typedef unsigned __int128 u128;
 
 static uint64_t gib(double g)
 {
     return (uint64_t)(g * GIB);
 }
 
-/* The rule, in 128 bits. */
-static key_fit oracle(const key_fit_in *in)
+/* ---- the oracle: every subset, 128-bit sums ---- */
+typedef struct {
+    const key_fit_in *in;
+    int found;
+    unsigned best;
+    u128 best_r, best_need;
+} search;
+
+static u128 need128(const key_fit_in *in, unsigned mask, u128 r)
 {
-    unsigned __int128 w = in->workers ? in->workers : 1;
-    unsigned __int128 base = (unsigned __int128)in->circuit + in->reserve;
-    unsigned __int128 res = base + in->key + w * in->prover;
-    unsigned __int128 str = base + w * ((unsigned __int128)in->prover + in->stage);
-    const unsigned __int128 never = UINT64_MAX; /* a need this large never fits */
-    if (res < never && res <= in->free && in->key <= in->resident_cap)
-        return KEY_FIT_RESIDENT;
-    return str < never && str <= in->free ? KEY_FIT_STREAMED : KEY_FIT_NONE;
+    u128 w = in->workers ? in->workers : 1, largest = 0;
+    for (int i = 0; i < KEY_FIT_VECTORS; i++)
+        if (!(mask & (1u << i)) && in->vec[i] > largest)
+            largest = in->vec[i];
+    u128 stage = largest < in->stage_cap ? largest : in->stage_cap;
+    if (stage < in->stage_min)
+        stage = in->stage_min;
+    u128 per = (u128)in->prover + (mask == KEY_FIT_ALL ? 0 : 2 * stage);
+    return (u128)in->circuit + in->reserve + r + w * per;
 }
 
+static int fits128(const key_fit_in *in, unsigned mask, u128 r, u128 *need)
+{
+    *need = need128(in, mask, r);
+    return *need < (u128)UINT64_MAX && *need <= in->free && r <= in->resident_cap;
+}
+
+static void visit(search *s, int i, unsigned mask, u128 r)
+{
+    if (i == KEY_FIT_VECTORS) {
+        u128 need;
+        if (mask == KEY_FIT_ALL || !fits128(s->in, mask, r, &need))
+            return;
+        if (!s->found || r > s->best_r || (r == s->best_r && need < s->best_need) ||
+            (r == s->best_r && need == s->best_need && mask < s->best)) {
+            s->found = 1, s->best = mask, s->best_r = r, s->best_need = need;
+        }
+        return;
+    }
+    visit(s, i + 1, mask, r);
+    visit(s, i + 1, mask | 1u << i, r + s->in->vec[i]);
+}
+
+static key_fit oracle(const key_fit_in *in, unsigned *mask)
+{
+    u128 all = 0, need;
+    for (int i = 0; i < KEY_FIT_VECTORS; i++)
+        all += in->vec[i];
+    if (fits128(in, KEY_FIT_ALL, all, &need)) {
+        *mask = KEY_FIT_ALL;
+        return KEY_FIT_RESIDENT;
+    }
+    search s = {in, 0, 0, 0, 0};
+    visit(&s, 0, 0, 0);
+    *mask = s.found ? s.best : 0;
+    return s.found ? KEY_FIT_STREAMED : KEY_FIT_NONE;
+}
+
+/* ---- the PoRep partition ---- */
 static key_fit_in porep(double free_gib, unsigned workers)
 {
     key_fit_in in = {0};
     in.free = gib(free_gib);
-    in.key = gib(44.11);
+    uint64_t n_h = ((uint64_t)1 << 27) - 1, n_l = 130169893, n_a = 129778383, n_b = 33063153;
+    in.vec[0] = n_h * 96, in.vec[1] = n_l * 96, in.vec[2] = n_a * 96, in.vec[3] = n_b * 96;
+    in.vec[4] = n_b * 192;
     in.circuit = gib(5.79);
     in.prover = gib(32.17) + (uint64_t)130278869 * 32;
-    in.stage = (uint64_t)8 << 30;
+    in.stage_cap = (uint64_t)4 << 30;
+    in.stage_min = 192;
     in.reserve = (uint64_t)512 << 20;
     in.workers = workers;
     in.resident_cap = UINT64_MAX;
@@ -53,114 +105,128 @@ static const char *name(key_fit f)
     return f == KEY_FIT_RESIDENT ? "resident" : f == KEY_FIT_STREAMED ? "streamed" : "none";
 }
 
-static void expect(const key_fit_in *in, key_fit want, const char *what)
+static void expect(const key_fit_in *in, key_fit want, unsigned want_mask, const char *what)
 {
-    key_fit got = key_fit_of(in);
-    CHECK(got == want, "%s: %s, expected %s", what, name(got), name(want));
-    CHECK(oracle(in) == want, "%s: the 128-bit rule says %s", what, name(oracle(in)));
+    unsigned got_mask = 99, o_mask = 99;
+    key_fit got = key_fit_plan(in, &got_mask), o = oracle(in, &o_mask);
+    CHECK(got == want && got_mask == want_mask, "%s: %s with 0x%x, expected %s with 0x%x", what, name(got),
+          got_mask, name(want), want_mask);
+    CHECK(o == want && o_mask == want_mask, "%s: the oracle says %s with 0x%x", what, name(o), o_mask);
 }
 
 int main(void)
 {
     test_rng_init("test_key_fit");
-    /* the H200 (139.8 GiB, about 139.3 free after the context): everything resident with 1, 2 or 3
-     * workers (3: 157.9 GiB: streamed does not fit either, so none) */
+    /* the H200 (139.8 GiB, about 139.3 free after the context) */
     key_fit_in in = porep(139.3, 2);
-    expect(&in, KEY_FIT_RESIDENT, "PoRep, H200, 2 workers");
-    uint64_t r, s;
-    key_fit_needs(&in, &r, &s);
+    uint64_t key = key_fit_resident(&in, KEY_FIT_ALL);
+    CHECK(key > gib(44.0) && key < gib(44.2), "PoRep key: %.2f GiB", key / GIB);
+    expect(&in, KEY_FIT_RESIDENT, KEY_FIT_ALL, "PoRep, H200, 2 workers");
     /* the engine's measured peak with two workers was 125,507 MiB = 122.56 GiB (with the CUDA context) */
-    CHECK(r > gib(121.5) && r < gib(123.0), "PoRep, 2 workers: %.2f GiB resident", r / GIB);
+    uint64_t r = key_fit_need(&in, KEY_FIT_ALL);
+    CHECK(r > gib(122.0) && r < gib(123.0), "PoRep, 2 workers: %.2f GiB resident", r / GIB);
     in.workers = 1;
-    expect(&in, KEY_FIT_RESIDENT, "PoRep, H200, 1 worker");
-    in.workers = 3;
-    expect(&in, KEY_FIT_STREAMED, "PoRep, H200, 3 workers");
+    expect(&in, KEY_FIT_RESIDENT, KEY_FIT_ALL, "PoRep, H200, 1 worker");
     in.workers = 4;
-    expect(&in, KEY_FIT_NONE, "PoRep, H200, 4 workers");
-    /* an 80 GB card (79.6 GiB, about 79.0 free) */
+    expect(&in, KEY_FIT_NONE, 0, "PoRep, H200, 4 workers");
+    /* an 80 GB card (79.6 GiB, about 79.0 free): with one worker h, l and b_g1 resident (26.6 GiB, the
+     * most that fits beside the prover and its staging), a and b_g2 streamed; two workers do not fit */
     in = porep(79.0, 1);
-    expect(&in, KEY_FIT_STREAMED, "PoRep, 80 GB, 1 worker");
+    expect(&in, KEY_FIT_STREAMED, 1 | 2 | 8, "PoRep, 80 GB, 1 worker");
     in.workers = 2;
-    expect(&in, KEY_FIT_NONE, "PoRep, 80 GB, 2 workers");
-    /* host evaluation: no circuit, no witness on the device; one worker still does not fit resident */
+    expect(&in, KEY_FIT_NONE, 0, "PoRep, 80 GB, 2 workers");
+    /* host evaluation: no circuit, no witness on the device: one worker fits with the whole key */
     in = porep(79.0, 1);
     in.circuit = 0;
     in.prover = gib(32.17);
-    expect(&in, KEY_FIT_RESIDENT, "PoRep, 80 GB, host evaluation, 1 worker");
+    expect(&in, KEY_FIT_RESIDENT, KEY_FIT_ALL, "PoRep, 80 GB, host evaluation, 1 worker");
 
-    /* boundaries: free exactly the need, and one byte less */
+    /* boundaries: free exactly the whole key's need, and one byte less (then some vectors streamed);
+     * exactly the wholly streamed need, and one byte less (then not mask 0) */
     in = porep(0, 2);
-    key_fit_needs(&in, &r, &s);
+    r = key_fit_need(&in, KEY_FIT_ALL);
     in.free = r;
-    expect(&in, KEY_FIT_RESIDENT, "free = the resident need");
+    expect(&in, KEY_FIT_RESIDENT, KEY_FIT_ALL, "free = the whole key's need");
     in.free = r - 1;
-    expect(&in, s <= r - 1 ? KEY_FIT_STREAMED : KEY_FIT_NONE, "free = the resident need - 1");
-    in.free = s;
-    expect(&in, s >= r ? KEY_FIT_RESIDENT : KEY_FIT_STREAMED, "free = the streamed need");
-    in.free = s - 1;
-    expect(&in, s - 1 >= r ? KEY_FIT_RESIDENT : KEY_FIT_NONE, "free = the streamed need - 1");
-    /* the cap (key_vram less the keys already resident): at the key's size, and one byte short */
+    unsigned m;
+    key_fit f = oracle(&in, &m);
+    CHECK(f == KEY_FIT_STREAMED, "free = the whole key's need - 1: the oracle says %s", name(f));
+    expect(&in, f, m, "free = the whole key's need - 1");
+    in.free = key_fit_need(&in, 0);
+    f = oracle(&in, &m);
+    expect(&in, f, m, "free = the wholly streamed need");
+    in.free = key_fit_need(&in, 0) - 1;
+    f = oracle(&in, &m);
+    CHECK(f == KEY_FIT_NONE || m != 0, "free = the wholly streamed need - 1: mask 0 chosen");
+    expect(&in, f, m, "free = the wholly streamed need - 1");
+    /* the cap (key_vram less the keys already resident): the key's size, one byte less (every vector but
+     * the smallest, b_g1), and 0 (wholly streamed) */
     in = porep(139.3, 2);
-    in.resident_cap = in.key;
-    expect(&in, KEY_FIT_RESIDENT, "cap = the key");
-    in.resident_cap = in.key - 1;
-    expect(&in, KEY_FIT_STREAMED, "cap = the key - 1");
+    in.resident_cap = key;
+    expect(&in, KEY_FIT_RESIDENT, KEY_FIT_ALL, "cap = the key");
+    in.resident_cap = key - 1;
+    expect(&in, KEY_FIT_STREAMED, KEY_FIT_ALL & ~8u, "cap = the key - 1");
     in.resident_cap = 0;
-    expect(&in, KEY_FIT_STREAMED, "cap 0 (key_vram taken by other keys)");
+    expect(&in, KEY_FIT_STREAMED, 0, "cap 0 (key_vram taken by other keys)");
     /* workers = 0 counts as one */
     in = porep(139.3, 0);
     key_fit_in one = porep(139.3, 1);
-    uint64_t r1, s1;
-    key_fit_needs(&in, &r, &s);
-    key_fit_needs(&one, &r1, &s1);
-    CHECK(r == r1 && s == s1, "0 workers: %llu/%llu, 1 worker: %llu/%llu", (unsigned long long)r,
-          (unsigned long long)s, (unsigned long long)r1, (unsigned long long)s1);
+    for (unsigned k = 0; k <= KEY_FIT_ALL; k++)
+        CHECK(key_fit_need(&in, k) == key_fit_need(&one, k), "0 workers, mask 0x%x: %llu, 1 worker: %llu", k,
+              (unsigned long long)key_fit_need(&in, k), (unsigned long long)key_fit_need(&one, k));
     /* sums that would wrap in 64 bits saturate: never resident or streamed by wrapping */
     in = porep(139.3, 64);
     in.prover = UINT64_MAX / 3;
-    expect(&in, KEY_FIT_NONE, "huge prover x 64 workers");
+    expect(&in, KEY_FIT_NONE, 0, "huge prover x 64 workers");
     in = porep(139.3, 1);
-    in.key = UINT64_MAX - 10;
-    expect(&in, KEY_FIT_STREAMED, "key near 2^64");
+    in.vec[0] = UINT64_MAX - 10;
+    f = oracle(&in, &m);
+    CHECK(f == KEY_FIT_STREAMED && !(m & 1), "h near 2^64: the oracle says %s with 0x%x", name(f), m);
+    expect(&in, f, m, "h near 2^64");
     in.free = UINT64_MAX;
     in.circuit = UINT64_MAX;
-    expect(&in, KEY_FIT_NONE, "circuit near 2^64, all memory free");
+    expect(&in, KEY_FIT_NONE, 0, "circuit near 2^64, all memory free");
 
     /* random inputs, many near the boundaries and near 2^64 */
-    for (int i = 0; i < 1000000; i++) {
+    size_t tried = 0, kinds[3] = {0, 0, 0};
+    for (int i = 0; i < 300000; i++) {
         key_fit_in x = {0};
-        uint64_t v[8];
-        for (int k = 0; k < 8; k++) {
+        uint64_t v[12];
+        for (int k = 0; k < 12; k++) {
             uint64_t t = test_rand64();
             switch (t & 3) {
-            case 0: v[k] = t >> (t >> 58); break; /* any size */
-            case 1:
-                v[k] = (t >> 2) % ((uint64_t)1 << 40); /* device-sized */
-                break;
-            case 2: v[k] = UINT64_MAX - ((t >> 2) & 0xffff); break;
-            default: v[k] = (t >> 2) & 0xff; break;
+            case 0: v[k] = t >> (t >> 58); break;                   /* any size */
+            case 1: v[k] = (t >> 2) % ((uint64_t)1 << 40); break;   /* device-sized */
+            case 2: v[k] = UINT64_MAX - ((t >> 2) & 0xffff); break; /* near 2^64 */
+            default: v[k] = (t >> 2) & 0xff; break;                 /* tiny */
             }
         }
-        x.free = v[0], x.key = v[1], x.circuit = v[2], x.prover = v[3], x.stage = v[4], x.reserve = v[5];
-        x.workers = (unsigned)(v[6] % 70);
-        x.resident_cap = (v[7] & 1) ? UINT64_MAX : v[7];
-        if (i % 4 == 0) { /* free set at a need, give or take one */
-            key_fit_needs(&x, &r, &s);
-            uint64_t at = (i & 8) ? r : s;
-            x.free = at + (uint64_t)((i >> 4) % 3) - 1;
+        x.free = v[0];
+        for (int k = 0; k < KEY_FIT_VECTORS; k++)
+            x.vec[k] = v[1 + k];
+        x.circuit = v[6], x.prover = v[7], x.stage_cap = v[8], x.stage_min = v[9] & 0xfff, x.reserve = v[10];
+        x.workers = (unsigned)(v[11] % 70);
+        x.resident_cap = (v[11] & 64) ? UINT64_MAX : v[11] >> 7;
+        if (i % 3 == 0) { /* device-like sizes, free set at some plan's need, give or take one */
+            for (int k = 0; k < KEY_FIT_VECTORS; k++)
+                x.vec[k] %= (uint64_t)1 << 36;
+            x.circuit %= (uint64_t)1 << 34, x.prover %= (uint64_t)1 << 36, x.reserve %= (uint64_t)1 << 30;
+            x.stage_cap %= (uint64_t)1 << 33, x.workers %= 5;
+            x.free = key_fit_need(&x, (unsigned)(v[0] % 32)) + (uint64_t)(i / 3 % 3) - 1;
         }
-        key_fit got = key_fit_of(&x), want = oracle(&x);
-        if (got != want) {
-            CHECK(0,
-                  "free %llu key %llu circuit %llu prover %llu stage %llu reserve %llu workers %u cap %llu: "
-                  "%s, "
-                  "the 128-bit rule %s",
-                  (unsigned long long)x.free, (unsigned long long)x.key, (unsigned long long)x.circuit,
-                  (unsigned long long)x.prover, (unsigned long long)x.stage, (unsigned long long)x.reserve,
-                  x.workers, (unsigned long long)x.resident_cap, name(got), name(want));
+        unsigned gm = 99, om = 99;
+        key_fit got = key_fit_plan(&x, &gm), want = oracle(&x, &om);
+        kinds[want]++;
+        tried++;
+        if (got != want || gm != om) {
+            CHECK(0, "random plan %d: %s with 0x%x, the oracle %s with 0x%x (free %llu, workers %u)", i,
+                  name(got), gm, name(want), om, (unsigned long long)x.free, x.workers);
             break;
         }
     }
-    printf("test_key_fit: 1,000,000 random plans against the 128-bit rule\n");
+    printf("test_key_fit: %zu random plans against the oracle (%zu resident, %zu in part or wholly streamed, "
+           "%zu no room)\n",
+           tried, kinds[0], kinds[1], kinds[2]);
+    CHECK(kinds[0] > 1000 && kinds[1] > 1000 && kinds[2] > 1000, "the random plans miss a kind");
     return test_finish("test_key_fit");
 }

@@ -60,9 +60,23 @@ void cuzk_gpu_pk_free(cuzk_gpu_pk *gpk);
 int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes, char *err,
                               size_t errlen);
 
-/* The size of one staging buffer cuzk_gpu_pk_load_streamed picks for stage_bytes = 0: the largest query
- * vector's bytes up to CUZK_GPU_STAGE_BYTES. */
-size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk);
+/* A key in part resident: the query vectors named in `resident` (CUZK_GPU_PK_* bits) are copied to the
+ * device as cuzk_gpu_pk_load does, the others page-locked and streamed as cuzk_gpu_pk_load_streamed does
+ * (stage_bytes the same; 0 = cuzk_gpu_stage_bytes(pk, resident)). For a device with room for part of the
+ * key beside its provers: only the streamed vectors' MSMs copy bases. resident = CUZK_GPU_PK_ALL is
+ * cuzk_gpu_pk_load, 0 is cuzk_gpu_pk_load_streamed. CUZK_EINVAL for other bits. */
+#define CUZK_GPU_PK_H 1u
+#define CUZK_GPU_PK_L 2u
+#define CUZK_GPU_PK_A 4u
+#define CUZK_GPU_PK_B1 8u
+#define CUZK_GPU_PK_B2 16u
+#define CUZK_GPU_PK_ALL 31u
+int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident,
+                           size_t stage_bytes, char *err, size_t errlen);
+
+/* The size of one staging buffer the loaders pick for stage_bytes = 0: the largest vector not in
+ * `resident` (its bytes) up to CUZK_GPU_STAGE_BYTES, and at least one G2 point. */
+size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned resident);
 
 /* Device bytes the resident circuit takes (an upper bound: the index lists are counted at full length). */
 size_t cuzk_gpu_cs_bytes(const cuzk_cs *cs);

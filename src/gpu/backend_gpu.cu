@@ -4,10 +4,11 @@
  * Device state lives at two levels. Per (proving key, device): the resident
  * key (cuzk_gpu_pk, uploaded on the first partition of that key on that
  * device) and one cuzk_gpu_prover per GPU worker of the device, created on
- * the worker's first partition of the key and reused after. A key is resident
- * while the device's resident keys stay within the engine's key_vram (0: as
- * long as cudaMalloc succeeds); beyond that, or when it does not fit, it is
- * streamed from page-locked host memory instead (cuzk_gpu_pk_load_streamed).
+ * the worker's first partition of the key and reused after. At that first
+ * load the key's vectors are planned (key_fit.h): all resident when they fit
+ * beside the circuit and the device's provers and within key_vram, else the
+ * most bytes of them that do, the rest streamed from page-locked host memory
+ * (cuzk_gpu_pk_load_mixed), else refused with the sizes.
  * Both are kept in the backend's table until the engine drops the key
  * (key_free), which frees them; the table's lock is taken only to find or add
  * an entry, never around device work. Per worker: its device and its CPU pool.
@@ -50,7 +51,8 @@ typedef struct key_entry {
     const cuzk_groth16_params *pk;
     int dev;
     cuzk_gpu_pk *gpk;
-    size_t resident;                           /* gpk's device bytes; 0 when streamed */
+    size_t resident;                           /* gpk's device bytes (its resident vectors) */
+    bool whole;                                /* every vector resident (else some are streamed) */
     cuzk_gpu_cs *gcs;                          /* device evaluation only */
     cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
     struct key_entry *next;
@@ -76,7 +78,7 @@ static uint64_t keys_on(int dev, unsigned *streamed)
     for (const key_entry *e = g_ctx.keys; e; e = e->next)
         if (e->dev == dev && e->gpk) {
             bytes += e->resident;
-            *streamed += !e->resident;
+            *streamed += !e->whole;
         }
     return bytes;
 }
@@ -126,11 +128,12 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
     return e;
 }
 
-/* Where e's key goes on its device (the caller holds the table lock, at the key's first load there: once
- * per key and device, not per proof, so the device's free memory is read here). CUZK_GPU_FREE_BYTES, when
- * set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when it fits nowhere. */
-static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit *fit, char *err,
-                    size_t errlen)
+/* Which of e's key's vectors stay resident on its device (the caller holds the table lock, at the key's
+ * first load there: once per key and device, not per proof, so the device's free memory is read here).
+ * CUZK_GPU_FREE_BYTES, when set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when
+ * the key fits not even wholly streamed. */
+static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit_in *in,
+                    unsigned *mask, char *err, size_t errlen)
 {
     size_t free_b = 0, total_b = 0;
     CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -142,28 +145,30 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     }
     unsigned streamed;
     uint64_t on = keys_on(e->dev, &streamed);
-    key_fit_in in = {};
-    in.free = free_b;
-    in.key = cuzk_gpu_pk_bytes(e->pk);
-    in.circuit = dev_eval ? cuzk_gpu_cs_bytes(p->cs) : 0;
-    in.prover = cuzk_gpu_prover_bytes(e->pk) + (dev_eval ? p->n_z * sizeof(cuzk_fr) : 0);
-    in.stage = 2 * (uint64_t)cuzk_gpu_stage_bytes(e->pk);
-    in.reserve = KEY_FIT_RESERVE;
-    in.workers = p->dev_workers > 0 ? (unsigned)p->dev_workers : 1;
-    in.resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
-    *fit = key_fit_of(&in);
-    if (*fit != KEY_FIT_NONE)
+    const cuzk_groth16_params *pk = e->pk;
+    memset(in, 0, sizeof *in);
+    in->free = free_b;
+    in->vec[0] = pk->n_h * sizeof(cuzk_g1_affine), in->vec[1] = pk->n_l * sizeof(cuzk_g1_affine);
+    in->vec[2] = pk->n_a * sizeof(cuzk_g1_affine), in->vec[3] = pk->n_b * sizeof(cuzk_g1_affine);
+    in->vec[4] = pk->n_b * sizeof(cuzk_g2_affine);
+    in->circuit = dev_eval ? cuzk_gpu_cs_bytes(p->cs) : 0;
+    in->prover = cuzk_gpu_prover_bytes(pk) + (dev_eval ? p->n_z * sizeof(cuzk_fr) : 0);
+    in->stage_cap = CUZK_GPU_STAGE_BYTES;
+    in->stage_min = sizeof(cuzk_g2_affine);
+    in->reserve = KEY_FIT_RESERVE;
+    in->workers = p->dev_workers > 0 ? (unsigned)p->dev_workers : 1;
+    in->resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
+    if (key_fit_plan(in, mask) != KEY_FIT_NONE)
         return CUZK_OK;
-    uint64_t need_r, need_s;
-    key_fit_needs(&in, &need_r, &need_s);
     const double G = 1073741824.0;
     return cuzk_fail(
         err, errlen, CUZK_ENOMEM,
         "device %d: %.2f GiB free; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
         "worker%s (key %.2f, circuit %.2f, a worker's prover %.2f + staging %.2f): use fewer GPU "
         "workers or host evaluation",
-        e->dev, free_b / G, need_r / G, need_s / G, in.workers, in.workers == 1 ? "" : "s", in.key / G,
-        in.circuit / G, in.prover / G, in.stage / G);
+        e->dev, free_b / G, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
+        in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G, in->circuit / G, in->prover / G,
+        2.0 * key_fit_stage(in, 0) / G);
 }
 
 /* The resident key (loaded once per device, under the table lock), the resident circuit when cs is given
@@ -179,15 +184,18 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     if (!e->gpk) {
         /* resident when it fits within key_vram and beside what the device must still hold (key_fit.h),
          * else streamed from the host; refused when even that does not fit */
-        key_fit fit = KEY_FIT_RESIDENT;
-        rc = plan_key(e, p, dev_eval, &fit, err, errlen);
-        uint64_t bytes = cuzk_gpu_pk_bytes(e->pk);
-        if (rc == CUZK_OK)
-            rc = fit == KEY_FIT_RESIDENT ? cuzk_gpu_pk_load(&e->gpk, e->pk, err, errlen) : CUZK_ENOMEM;
-        if (rc == CUZK_OK)
-            e->resident = bytes;
-        else if (rc == CUZK_ENOMEM && fit != KEY_FIT_NONE)
-            rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen);
+        key_fit_in in;
+        unsigned mask = 0;
+        rc = plan_key(e, p, dev_eval, &in, &mask, err, errlen);
+        if (rc == CUZK_OK) {
+            rc = cuzk_gpu_pk_load_mixed(&e->gpk, e->pk, mask, 0, err, errlen);
+            if (rc == CUZK_ENOMEM && mask) /* the plan's resident part did not fit after all */
+                rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen), mask = 0;
+        }
+        if (rc == CUZK_OK) {
+            e->resident = key_fit_resident(&in, mask);
+            e->whole = mask == KEY_FIT_ALL;
+        }
     }
     if (rc == CUZK_OK && dev_eval && !e->gcs)
         rc = cuzk_gpu_cs_load(&e->gcs, p->cs, p->density, err, errlen);

@@ -52,10 +52,11 @@ extern "C" {
 
 struct cuzk_gpu_pk {
     size_t n_h, n_l, n_a, n_b;
-    cuzk_g1_affine *h, *l, *a, *b1; /* device, or (streamed) the host key's pinned vectors */
+    cuzk_g1_affine *h, *l, *a, *b1; /* device, or (host[i]) the host key's pinned vectors */
     cuzk_g2_affine *b2;
-    bool streamed;
-    bool registered[5]; /* streamed: which of h, l, a, b1, b2 this object page-locked */
+    bool streamed;      /* some vector is read from host memory (host[]) */
+    bool host[5];       /* h, l, a, b1, b2 (CUZK_GPU_PK_* order): left in host memory, streamed */
+    bool registered[5]; /* which of them this object page-locked */
     size_t stage_bytes; /* streamed: bytes of one of a prover's two staging buffers */
 };
 
@@ -131,7 +132,7 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
     for (int i = 0; i < 5; i++) {
         if (!p[i])
             continue;
-        if (!g->streamed)
+        if (!g->host[i])
             cudaFree(p[i]);
         else if (g->registered[i])
             cudaHostUnregister(p[i]);
@@ -139,41 +140,69 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
     free(g);
 }
 
-extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk)
+/* The query vectors in load order (h, l, a, b_g1, b_g2: the CUZK_GPU_PK_* bits) and their bytes. */
+static void pk_vectors(const cuzk_groth16_params *pk, const void *src[5], size_t bytes[5])
 {
-    size_t largest = max2(max2(pk->n_h, pk->n_l), max2(pk->n_a, pk->n_b)) * sizeof(cuzk_g1_affine);
-    largest = max2(largest, pk->n_b * sizeof(cuzk_g2_affine));
+    src[0] = pk->h, src[1] = pk->l, src[2] = pk->a, src[3] = pk->b_g1, src[4] = pk->b_g2;
+    bytes[0] = pk->n_h * sizeof(cuzk_g1_affine), bytes[1] = pk->n_l * sizeof(cuzk_g1_affine);
+    bytes[2] = pk->n_a * sizeof(cuzk_g1_affine), bytes[3] = pk->n_b * sizeof(cuzk_g1_affine);
+    bytes[4] = pk->n_b * sizeof(cuzk_g2_affine);
+}
+
+extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned resident)
+{
+    const void *src[5];
+    size_t bytes[5], largest = 0;
+    pk_vectors(pk, src, bytes);
+    for (int i = 0; i < 5; i++)
+        if (!(resident >> i & 1))
+            largest = max2(largest, bytes[i]);
     return max2(largest < CUZK_GPU_STAGE_BYTES ? largest : CUZK_GPU_STAGE_BYTES, sizeof(cuzk_g2_affine));
 }
 
-/* The key's query vectors stay in host memory, page-locked here, and each MSM streams its bases through
- * two staging buffers of the prover: the copy of segment i + 1 runs beside the MSM of segment i. */
-extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
-                                         char *err, size_t errlen)
+/* The key with the vectors of `resident` (CUZK_GPU_PK_* bits) copied to the device and the others left in
+ * host memory, page-locked here, each of their MSMs streaming the bases through two staging buffers of
+ * the prover: the copy of segment i + 1 runs beside the MSM of segment i. */
+static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident, size_t stage_bytes,
+                   char *err, size_t errlen)
 {
     *out = NULL;
     if (!pk_complete(pk))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
-    if (stage_bytes && stage_bytes < sizeof(cuzk_g2_affine))
+    if (resident & ~CUZK_GPU_PK_ALL)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: resident vectors 0x%x outside 0x%x", resident,
+                         CUZK_GPU_PK_ALL);
+    bool streamed = resident != CUZK_GPU_PK_ALL;
+    if (streamed && stage_bytes && stage_bytes < sizeof(cuzk_g2_affine))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: a %zu-byte staging buffer holds no G2 point",
                          stage_bytes);
     cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
     if (!g)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
-    g->streamed = true;
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
-    g->h = pk->h, g->l = pk->l, g->a = pk->a, g->b1 = pk->b_g1, g->b2 = pk->b_g2;
-    if (!stage_bytes)
-        stage_bytes = cuzk_gpu_stage_bytes(pk);
-    g->stage_bytes = max2(stage_bytes, sizeof(cuzk_g2_affine));
-    void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
-    size_t bytes[] = {g->n_h * sizeof(cuzk_g1_affine), g->n_l * sizeof(cuzk_g1_affine),
-                      g->n_a * sizeof(cuzk_g1_affine), g->n_b * sizeof(cuzk_g1_affine),
-                      g->n_b * sizeof(cuzk_g2_affine)};
+    g->streamed = streamed;
+    if (streamed)
+        g->stage_bytes = stage_bytes ? stage_bytes : cuzk_gpu_stage_bytes(pk, resident);
+    const void *src[5];
+    size_t bytes[5];
+    pk_vectors(pk, src, bytes);
+    void **dst[5] = {(void **)&g->h, (void **)&g->l, (void **)&g->a, (void **)&g->b1, (void **)&g->b2};
+    static const char *const what[5] = {"upload of h", "upload of l", "upload of a", "upload of b_g1",
+                                        "upload of b_g2"};
     for (int i = 0; i < 5; i++) {
+        if (resident >> i & 1) {
+            int rc = gpu_upload(dst[i], src[i], bytes[i], what[i], err, errlen);
+            if (rc) {
+                cuzk_gpu_pk_free(g);
+                return rc;
+            }
+            continue;
+        }
+        g->host[i] = true;
+        *dst[i] = (void *)src[i];
         if (!bytes[i])
             continue;
-        cudaError_t e = cudaHostRegister(p[i], bytes[i], cudaHostRegisterDefault);
+        cudaError_t e = cudaHostRegister(*dst[i], bytes[i], cudaHostRegisterDefault);
         if (e == cudaErrorHostMemoryAlreadyRegistered) { /* pinned by its owner: use it as it is */
             cudaGetLastError();
             continue;
@@ -188,31 +217,21 @@ extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_p
     return CUZK_OK;
 }
 
+extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
+                                         char *err, size_t errlen)
+{
+    return pk_load(out, pk, 0, stage_bytes, err, errlen);
+}
+
+extern "C" int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident,
+                                      size_t stage_bytes, char *err, size_t errlen)
+{
+    return pk_load(out, pk, resident, stage_bytes, err, errlen);
+}
+
 extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (!pk_complete(pk))
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: the key is missing a query vector");
-    cuzk_gpu_pk *g = (cuzk_gpu_pk *)calloc(1, sizeof *g);
-    if (!g)
-        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
-    g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
-    int rc;
-    if ((rc = gpu_upload((void **)&g->h, pk->h, pk->n_h * sizeof(cuzk_g1_affine), "upload of h", err,
-                         errlen)) ||
-        (rc = gpu_upload((void **)&g->l, pk->l, pk->n_l * sizeof(cuzk_g1_affine), "upload of l", err,
-                         errlen)) ||
-        (rc = gpu_upload((void **)&g->a, pk->a, pk->n_a * sizeof(cuzk_g1_affine), "upload of a", err,
-                         errlen)) ||
-        (rc = gpu_upload((void **)&g->b1, pk->b_g1, pk->n_b * sizeof(cuzk_g1_affine), "upload of b_g1", err,
-                         errlen)) ||
-        (rc = gpu_upload((void **)&g->b2, pk->b_g2, pk->n_b * sizeof(cuzk_g2_affine), "upload of b_g2", err,
-                         errlen))) {
-        cuzk_gpu_pk_free(g);
-        return rc;
-    }
-    *out = g;
-    return CUZK_OK;
+    return pk_load(out, pk, CUZK_GPU_PK_ALL, 0, err, errlen);
 }
 
 /* ---- per-worker prover ---------------------------------------------------------------- */
@@ -429,16 +448,28 @@ static int stage_plan(cuzk_gpu_prover *p, int after, char *err, size_t errlen)
 {
     const cuzk_gpu_pk *g = p->gpk;
     p->plan_len = p->plan_used = p->plan_issued = 0;
-    if (stage_plan_add(p, g->h, g->n_h, sizeof(cuzk_g1_affine)) ||
-        stage_plan_add(p, g->l, g->n_l, sizeof(cuzk_g1_affine)) ||
-        stage_plan_add(p, g->a, g->n_a, sizeof(cuzk_g1_affine)) ||
-        stage_plan_add(p, g->b1, g->n_b, sizeof(cuzk_g1_affine)) ||
-        stage_plan_add(p, g->b2, g->n_b, sizeof(cuzk_g2_affine))) {
-        p->plan_len = 0;
+    const void *v[5] = {g->h, g->l, g->a, g->b1, g->b2};
+    size_t n[5] = {g->n_h, g->n_l, g->n_a, g->n_b, g->n_b};
+    for (int i = 0; i < 5; i++)
+        if (g->host[i] &&
+            stage_plan_add(p, v[i], n[i], i == 4 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine))) {
+            p->plan_len = 0;
+            return CUZK_OK;
+        }
+    if (!p->plan_len)
         return CUZK_OK;
-    }
     CU(cudaStreamWaitEvent(p->st2, p->ev[after], 0), "cudaStreamWaitEvent (streaming)");
     return stage_top_up(p, err, errlen);
+}
+
+/* Whether an MSM's bases are one of the key's vectors left in host memory. */
+static bool pk_on_host(const cuzk_gpu_pk *g, const void *bases)
+{
+    const void *v[5] = {g->h, g->l, g->a, g->b1, g->b2};
+    for (int i = 0; i < 5; i++)
+        if (g->host[i] && bases == v[i])
+            return true;
+    return false;
 }
 
 /* A streamed key's MSM: its segments (in the plan's order, or copied here when the call is not the
@@ -491,7 +522,7 @@ static int run_msm_streamed(cuzk_gpu_prover *p, const msm_arg *a, char *err, siz
 static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
 {
     msm_arg *a = (msm_arg *)varg;
-    if (p->gpk->streamed)
+    if (pk_on_host(p->gpk, a->bases))
         return run_msm_streamed(p, a, err, errlen);
     if (a->g2)
         return cuzk_gpu_g2_msm((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, a->scalars, a->n, p->g2, 0,
@@ -536,7 +567,7 @@ static int b2_run(side_job *j, cudaStream_t st, int after, char *err, size_t err
         CU(cudaStreamWaitEvent(st, p->ev[after], 0), "cudaStreamWaitEvent (B2)");
     CU(cudaEventRecord(p->ev[EV_B2], st), "cudaEventRecord");
     int rc;
-    if (p->gpk->streamed) { /* never beside (side_point): st is the prover's stream */
+    if (p->gpk->host[4]) { /* never beside (side_point): st is the prover's stream */
         msm_arg mb2 = {p->gpk->b2, j->scalars, p->gpk->n_b, true, j->out};
         rc = run_msm_streamed(p, &mb2, err, errlen);
     } else

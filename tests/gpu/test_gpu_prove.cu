@@ -26,7 +26,8 @@
  *                                 times with device evaluation, median of 3: every
  *                                 place of B2, the last with the ones' sums cut
  *                                 into 4, 8, 16 and 1 launches and without the
- *                                 batch-affine tree, then the key streamed
+ *                                 batch-affine tree, then the key streamed, then
+ *                                 h, l, b_g1 resident and a, b_g2 streamed
  *   test_gpu_prove bench-porep LG quick   only the default place of B2 (and the
  *                                 cuts), then streamed
  */
@@ -336,13 +337,15 @@ static void check_zkey_random(size_t ni, size_t na, size_t nc)
 }
 
 /* A streamed key (bases page-locked on the host, staged through stage_bytes buffers: 0 = default, small =
- * many segments and a short last one) proves the CPU's bytes with host and with device evaluation. */
-static void check_streamed(circuit &c, size_t stage_bytes, const char *what)
+ * many segments and a short last one), wholly or in part (the vectors of `resident` on the device,
+ * cuzk_gpu_pk_load_mixed), proves the CPU's bytes with host and with device evaluation. */
+static void check_streamed(circuit &c, size_t stage_bytes, const char *what, unsigned resident = 0)
 {
     char err[256] = "";
     cuzk_gpu_pk *spk = NULL;
     cuzk_gpu_prover *spr = NULL;
-    int rc = cuzk_gpu_pk_load_streamed(&spk, &c.pk, stage_bytes, err, sizeof err);
+    int rc = resident ? cuzk_gpu_pk_load_mixed(&spk, &c.pk, resident, stage_bytes, err, sizeof err)
+                      : cuzk_gpu_pk_load_streamed(&spk, &c.pk, stage_bytes, err, sizeof err);
     CHECK(rc == CUZK_OK, "%s: streamed key: %s", what, err);
     if (rc == CUZK_OK) {
         rc = cuzk_gpu_prover_new(&spr, spk, err, sizeof err);
@@ -358,14 +361,15 @@ static void check_streamed(circuit &c, size_t stage_bytes, const char *what)
         CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
         int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, spk, spr, round ? c.gcs : NULL, &c.cs, c.z, &r, &s,
                                          NULL, g_pool, err, sizeof err);
-        CHECK(rc2 == CUZK_OK, "%s: streamed gpu prove: %s", what, err);
+        CHECK(rc2 == CUZK_OK, "%s: streamed gpu prove (resident 0x%x): %s", what, resident, err);
         if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
             CHECK(memcmp(bc, bg, sizeof bc) == 0,
-                  "%s: streamed key (staging %zu bytes, %s evaluation): proof bytes differ from the cpu's",
-                  what, stage_bytes, round ? "device" : "host");
+                  "%s: streamed key (resident 0x%x, staging %zu bytes, %s evaluation): proof bytes differ "
+                  "from the cpu's",
+                  what, resident, stage_bytes, round ? "device" : "host");
         }
     }
     cuzk_gpu_prover_free(spr);
@@ -451,6 +455,15 @@ static int cmd_check(void)
             check_streamed(c, 0, "streamed 9/1000/1100");
             check_streamed(c, 192 * 37, "streamed 9/1000/1100");
             check_streamed(c, 192, "streamed 9/1000/1100");
+            /* in part: each vector alone streamed, each alone resident, and two mixes (the 80 GB plan's
+             * h + l + b_g1 among them), with the default staging and with many segments */
+            for (unsigned v = 0; v < 5; v++) {
+                check_streamed(c, 0, "in part 9/1000/1100", CUZK_GPU_PK_ALL & ~(1u << v));
+                check_streamed(c, 192 * 37, "in part 9/1000/1100", 1u << v);
+            }
+            check_streamed(c, 0, "in part 9/1000/1100", CUZK_GPU_PK_H | CUZK_GPU_PK_L | CUZK_GPU_PK_B1);
+            check_streamed(c, 96 * 5, "in part 9/1000/1100", CUZK_GPU_PK_A | CUZK_GPU_PK_B2);
+            check_streamed(c, 0, "in part 9/1000/1100 (all resident)", CUZK_GPU_PK_ALL);
         }
         circuit_free(&c);
         if (circuit_make(&c, 33, 60000, 65400, CUZK_CS_RANDOM_BITS, true))
@@ -464,6 +477,11 @@ static int cmd_check(void)
                   "a staging buffer smaller than one G2 point is refused");
             CHECK(cuzk_gpu_pk_load_streamed(&spk, NULL, 0, err, sizeof err) == CUZK_EINVAL && !spk,
                   "a streamed key without a key is refused");
+            CHECK(cuzk_gpu_pk_load_mixed(&spk, &bad.pk, 32, 0, err, sizeof err) == CUZK_EINVAL && !spk,
+                  "a key with an unknown vector bit is refused");
+            CHECK(cuzk_gpu_pk_load_mixed(&spk, &bad.pk, CUZK_GPU_PK_H, 191, err, sizeof err) == CUZK_EINVAL &&
+                      !spk,
+                  "a key in part with a staging buffer smaller than one G2 point is refused");
         }
         circuit_free(&bad);
     }
@@ -617,7 +635,7 @@ static int cmd_bench_porep(unsigned lg, bool quick)
     /* the last place with the ones' sums cut into short launches (B2's blocks leave the SMs sooner) */
     static const unsigned splits[] = {4, 8, 16, 1};
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
-        char l2[64];
+        char l2[96];
         snprintf(l2, sizeof l2, "%s, %s, ones in %u launch%s", label, where[2], splits[i],
                  splits[i] > 1 ? "es" : "");
         cuzk_gpu_prover_set_ones_split(c.pr, splits[i]);
@@ -648,6 +666,20 @@ static int cmd_bench_porep(unsigned lg, bool quick)
         printf("streamed key: page-locked and prover made in %.1f s\n", now_s() - t1);
         char l2[64];
         snprintf(l2, sizeof l2, "%s, key streamed", label);
+        bench_rows(c, c.gcs, 3, l2);
+    }
+    /* in part, as an 80 GB card's plan has it with one worker (docs/engine.md): h, l, b_g1 resident */
+    cuzk_gpu_prover_free(c.pr);
+    cuzk_gpu_pk_free(c.gpk);
+    c.pr = NULL, c.gpk = NULL;
+    rc = cuzk_gpu_pk_load_mixed(&c.gpk, &c.pk, CUZK_GPU_PK_H | CUZK_GPU_PK_L | CUZK_GPU_PK_B1, 0, err,
+                                sizeof err);
+    if (rc == CUZK_OK)
+        rc = cuzk_gpu_prover_new(&c.pr, c.gpk, err, sizeof err);
+    CHECK(rc == CUZK_OK, "key in part: %s", err);
+    if (rc == CUZK_OK) {
+        char l2[96];
+        snprintf(l2, sizeof l2, "%s, h l b1 resident, a b2 streamed", label);
         bench_rows(c, c.gcs, 3, l2);
     }
     circuit_free(&c);

@@ -539,8 +539,8 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         if (resident)
             print_bytes(" key resident (", resident);
         printf("%s%s\n", resident ? ")" : "",
-               streamed
-                   ? " key streamed from host memory (no room beside the provers, or over key_vram: slower)"
+               streamed ? " key streamed from host memory, wholly or in part (no room beside the provers, or "
+                          "over key_vram: slower)"
                : resident ? ""
                           : " no key loaded");
     }

@@ -1129,7 +1129,8 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
         for (int d = 0; d < ec.devices; d++)
             sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", d, res[d]);
         METRIC("cuzk_gpu_keys_streamed", "gauge",
-               "Proving keys streamed from host memory on a device (over key_vram, or not fitting): slower.");
+               "Proving keys streamed from host memory on a device, wholly or in part (over key_vram, or not "
+               "fitting): slower.");
         for (int d = 0; d < ec.devices; d++)
             sb_printf(&b, "cuzk_gpu_keys_streamed{device=\"%d\"} %u\n", d, streamed[d]);
     }
