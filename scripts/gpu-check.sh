@@ -30,11 +30,13 @@
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
 #       ab           (only when named) build-time variants against the default build: for each of
-#                    test_gpu_ntt/msm/ec, the default's benchmark, then each variant present (suffixes in
-#                    $AB_SUFFIXES, e.g. "_pf1 _rc": programs built by scripts/carry-build.sh with
-#                    CARRY_SUFFIX) with its check and the same benchmark, then the default's again, so
-#                    drift shows (ntt: bench $AB_NTT_LG, default 27; msm: bench-tree $TREE_LG 2, a check
-#                    ≈ 85 s; ec: the checks and rates)
+#                    $AB_TESTS (default "ntt msm ec"; also "prove"), the default's benchmark, then each
+#                    variant present (suffixes in $AB_SUFFIXES, e.g. "_pf1 _rc": programs built by
+#                    scripts/carry-build.sh with CARRY_SUFFIX) with its check (AB_CHECK=0: none) and the
+#                    same benchmark, then the default's again (AB_REPEAT=0: not), so drift shows (ntt:
+#                    bench $AB_NTT_LG, default 27; msm: $AB_MSM_BENCH, default "bench-tree $TREE_LG 2", a
+#                    check ≈ 85 s; prove: bench-porep $POREP_LG quick, default 27, ≈ 240 s, a check
+#                    ≈ 80 s; ec: the checks and rates)
 #       bench-kernels (only when named) the kernel experiments of bench/gpu: batch_affine at 2^$BA_LG
 #                    (default 27; batch-affine additions and bucket trees against the library's
 #                    accumulation, every result checked), msm_kernels (accumulation variants) and
@@ -97,7 +99,7 @@ want_daemon=0
 has cli && want_daemon=1
 has bench-kernels && targets+=(batch_affine msm_kernels fp52_rate)
 if has ab; then # the defaults the variants are measured against (variants are carried in, never built here)
-    for t in test_gpu_ntt test_gpu_msm test_gpu_ec; do
+    for t in test_gpu_ntt test_gpu_msm test_gpu_ec test_gpu_prove; do
         for sfx in ${AB_SUFFIXES:-}; do
             [ -x "$bdir/$t$sfx" ] && [[ " ${targets[*]} " != *" $t "* ]] && targets+=("$t")
         done
@@ -158,21 +160,23 @@ if has cli; then
     fi
 fi
 if has ab; then
-    for t in ntt msm ec; do
+    for t in ${AB_TESTS:-ntt msm ec}; do
         d="$bdir/test_gpu_$t" vs=()
         for sfx in ${AB_SUFFIXES:-}; do [ -x "$d$sfx" ] && vs+=("$sfx"); done
         [ ${#vs[@]} -gt 0 ] || continue
         case $t in
         ntt) chk=(check 24 27) bench=(bench "${AB_NTT_LG:-27}") ;;
-        msm) chk=(check) bench=(bench-tree "${TREE_LG:-27}" 2) ;;
+        msm) chk=(check) read -ra bench <<<"${AB_MSM_BENCH:-bench-tree ${TREE_LG:-27} 2}" ;;
+        prove) chk=(check) bench=(bench-porep "${POREP_LG:-27}" quick) ;;
         ec) chk=(--no-bench) bench=() ;;
+        *) echo "gpu-check: unknown AB_TESTS entry '$t'" >&2; status=1; continue ;;
         esac
         run "ab-$t-default-1" "$d" "${bench[@]}"
         for sfx in "${vs[@]}"; do
-            run "ab-$t$sfx-check" "$d$sfx" "${chk[@]}"
+            [ "${AB_CHECK:-1}" = 1 ] && run "ab-$t$sfx-check" "$d$sfx" "${chk[@]}"
             run "ab-$t$sfx" "$d$sfx" "${bench[@]}"
         done
-        run "ab-$t-default-2" "$d" "${bench[@]}"
+        [ "${AB_REPEAT:-1}" = 1 ] && run "ab-$t-default-2" "$d" "${bench[@]}"
     done
 fi
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3

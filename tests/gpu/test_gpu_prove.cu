@@ -29,7 +29,7 @@
  *                                 batch-affine tree, then the key streamed, then
  *                                 h, l, b_g1 resident and a, b_g2 streamed
  *   test_gpu_prove bench-porep LG quick   only the default place of B2 (and the
- *                                 cuts), then streamed
+ *                                 cuts), then streamed wholly and in part
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -644,7 +644,7 @@ static int cmd_bench_porep(unsigned lg, bool quick)
     }
     cuzk_gpu_prover_set_ones_split(c.pr, 0);
     /* the last place again without the batch-affine tree (G1 windows by the XYZZ work items) */
-    {
+    if (!quick) {
         char l2[64];
         snprintf(l2, sizeof l2, "%s, %s, no tree", label, where[2]);
         cuzk_gpu_prover_set_tree(c.pr, SIZE_MAX, 0);
