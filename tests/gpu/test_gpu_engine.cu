@@ -50,6 +50,24 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
     return CUZK_OK;
 }
 
+/* An engine on the GPU backend with 2 GPU workers, seeded r and s, the given evaluation place and
+ * key_vram (cfg: its configuration); NULL after a failed CHECK. */
+static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config *cfg, cuzk_engine_eval eval,
+                               uint64_t key_vram)
+{
+    char err[256] = "";
+    memset(cfg, 0, sizeof *cfg);
+    cfg->backend = be;
+    cfg->gpu_workers = 2;
+    cfg->rs_seed = test_rand64() | 1;
+    cfg->eval = eval;
+    cfg->key_vram = key_vram;
+    cuzk_engine *e = NULL;
+    int rc = cuzk_engine_new(&e, cfg, err, sizeof err);
+    CHECK(rc == CUZK_OK, "engine: %s", err);
+    return rc == CUZK_OK ? e : NULL;
+}
+
 static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk,
                       cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg,
                       uint64_t key_vram)
@@ -59,17 +77,12 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
                                                        : "device";
     char err[256] = "";
     cuzk_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.backend = be;
-    cfg.gpu_workers = 2;
-    cfg.rs_seed = test_rand64() | 1;
-    cfg.eval = place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place; /* AUTO must mean device */
-    cfg.key_vram = key_vram;
-    cuzk_engine *e = NULL;
-    int rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
-    CHECK(rc == CUZK_OK, "engine: %s", err);
-    if (rc)
+    /* AUTO must mean device */
+    cuzk_engine *e =
+        new_engine(be, &cfg, place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place, key_vram);
+    if (!e)
         return;
+    int rc;
     cuzk_engine_config got;
     cuzk_engine_get_config(e, &got);
     CHECK(got.eval == place, "evaluation place %d, want %d", (int)got.eval, (int)place);
@@ -170,15 +183,10 @@ static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, 
 {
     char err[256] = "";
     cuzk_engine_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.backend = be;
-    cfg.gpu_workers = 2;
-    cfg.rs_seed = test_rand64() | 1;
-    cuzk_engine *e = NULL;
-    int rc = cuzk_engine_new(&e, &cfg, err, sizeof err);
-    CHECK(rc == CUZK_OK, "engine: %s", err);
-    if (rc)
+    cuzk_engine *e = new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0);
+    if (!e)
         return;
+    int rc;
     cuzk_engine_key *key = NULL;
     CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
     witness w = {z, ni + na, -1};
