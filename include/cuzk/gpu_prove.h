@@ -71,6 +71,8 @@ int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, 
 #define CUZK_GPU_PK_B1 8u
 #define CUZK_GPU_PK_B2 16u
 #define CUZK_GPU_PK_ALL 31u
+/* The device bytes of each query vector, in CUZK_GPU_PK_* bit order (h, l, a, b_g1, b_g2). */
+void cuzk_gpu_pk_vector_bytes(const cuzk_groth16_params *pk, size_t bytes[5]);
 int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident,
                            size_t stage_bytes, char *err, size_t errlen);
 

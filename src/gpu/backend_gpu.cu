@@ -148,9 +148,10 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     const cuzk_groth16_params *pk = e->pk;
     memset(in, 0, sizeof *in);
     in->free = free_b;
-    in->vec[0] = pk->n_h * sizeof(cuzk_g1_affine), in->vec[1] = pk->n_l * sizeof(cuzk_g1_affine);
-    in->vec[2] = pk->n_a * sizeof(cuzk_g1_affine), in->vec[3] = pk->n_b * sizeof(cuzk_g1_affine);
-    in->vec[4] = pk->n_b * sizeof(cuzk_g2_affine);
+    size_t vec[KEY_FIT_VECTORS];
+    cuzk_gpu_pk_vector_bytes(pk, vec);
+    for (int i = 0; i < KEY_FIT_VECTORS; i++)
+        in->vec[i] = vec[i];
     in->circuit = dev_eval ? cuzk_gpu_cs_bytes(p->cs) : 0;
     in->prover = cuzk_gpu_prover_bytes(pk) + (dev_eval ? p->n_z * sizeof(cuzk_fr) : 0);
     in->stage_cap = CUZK_GPU_STAGE_BYTES;

@@ -149,6 +149,12 @@ static void pk_vectors(const cuzk_groth16_params *pk, const void *src[5], size_t
     bytes[4] = pk->n_b * sizeof(cuzk_g2_affine);
 }
 
+extern "C" void cuzk_gpu_pk_vector_bytes(const cuzk_groth16_params *pk, size_t bytes[5])
+{
+    const void *src[5];
+    pk_vectors(pk, src, bytes);
+}
+
 extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned resident)
 {
     const void *src[5];
