@@ -112,9 +112,29 @@ static size_t max2(size_t a, size_t b)
 
 /* ---- resident key ------------------------------------------------------------------ */
 
+/* The query vectors in load order (h, l, a, b_g1, b_g2: the CUZK_GPU_PK_* bits) and their bytes. */
+static void pk_vectors(const cuzk_groth16_params *pk, const void *src[5], size_t bytes[5])
+{
+    src[0] = pk->h, src[1] = pk->l, src[2] = pk->a, src[3] = pk->b_g1, src[4] = pk->b_g2;
+    bytes[0] = pk->n_h * sizeof(cuzk_g1_affine), bytes[1] = pk->n_l * sizeof(cuzk_g1_affine);
+    bytes[2] = pk->n_a * sizeof(cuzk_g1_affine), bytes[3] = pk->n_b * sizeof(cuzk_g1_affine);
+    bytes[4] = pk->n_b * sizeof(cuzk_g2_affine);
+}
+
+/* A loaded key's five vector pointers in the same order (device, or host where host[i]). */
+static void pk_slots(const cuzk_gpu_pk *g, void *v[5])
+{
+    v[0] = g->h, v[1] = g->l, v[2] = g->a, v[3] = g->b1, v[4] = g->b2;
+}
+
 extern "C" size_t cuzk_gpu_pk_bytes(const cuzk_groth16_params *pk)
 {
-    return (pk->n_h + pk->n_l + pk->n_a + pk->n_b) * sizeof(cuzk_g1_affine) + pk->n_b * sizeof(cuzk_g2_affine);
+    const void *src[5];
+    size_t bytes[5], sum = 0;
+    pk_vectors(pk, src, bytes);
+    for (int i = 0; i < 5; i++)
+        sum += bytes[i];
+    return sum;
 }
 
 /* Every non-empty query vector of pk is present (both loaders need them all). */
@@ -128,7 +148,8 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
 {
     if (!g)
         return;
-    void *p[] = {g->h, g->l, g->a, g->b1, g->b2};
+    void *p[5];
+    pk_slots(g, p);
     for (int i = 0; i < 5; i++) {
         if (!p[i])
             continue;
@@ -138,15 +159,6 @@ extern "C" void cuzk_gpu_pk_free(cuzk_gpu_pk *g)
             cudaHostUnregister(p[i]);
     }
     free(g);
-}
-
-/* The query vectors in load order (h, l, a, b_g1, b_g2: the CUZK_GPU_PK_* bits) and their bytes. */
-static void pk_vectors(const cuzk_groth16_params *pk, const void *src[5], size_t bytes[5])
-{
-    src[0] = pk->h, src[1] = pk->l, src[2] = pk->a, src[3] = pk->b_g1, src[4] = pk->b_g2;
-    bytes[0] = pk->n_h * sizeof(cuzk_g1_affine), bytes[1] = pk->n_l * sizeof(cuzk_g1_affine);
-    bytes[2] = pk->n_a * sizeof(cuzk_g1_affine), bytes[3] = pk->n_b * sizeof(cuzk_g1_affine);
-    bytes[4] = pk->n_b * sizeof(cuzk_g2_affine);
 }
 
 extern "C" void cuzk_gpu_pk_vector_bytes(const cuzk_groth16_params *pk, size_t bytes[5])
@@ -454,7 +466,8 @@ static int stage_plan(cuzk_gpu_prover *p, int after, char *err, size_t errlen)
 {
     const cuzk_gpu_pk *g = p->gpk;
     p->plan_len = p->plan_used = p->plan_issued = 0;
-    const void *v[5] = {g->h, g->l, g->a, g->b1, g->b2};
+    void *v[5];
+    pk_slots(g, v);
     size_t n[5] = {g->n_h, g->n_l, g->n_a, g->n_b, g->n_b};
     for (int i = 0; i < 5; i++)
         if (g->host[i] &&
@@ -471,7 +484,8 @@ static int stage_plan(cuzk_gpu_prover *p, int after, char *err, size_t errlen)
 /* Whether an MSM's bases are one of the key's vectors left in host memory. */
 static bool pk_on_host(const cuzk_gpu_pk *g, const void *bases)
 {
-    const void *v[5] = {g->h, g->l, g->a, g->b1, g->b2};
+    void *v[5];
+    pk_slots(g, v);
     for (int i = 0; i < 5; i++)
         if (g->host[i] && bases == v[i])
             return true;
