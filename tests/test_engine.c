@@ -228,6 +228,7 @@ typedef struct {
     atomic_int mismatches; /* a phase saw another device/worker than pre */
     atomic_int abandons, posts, pres;
     atomic_int workers_live;
+    atomic_ullong worker_devs; /* bit d: a worker was made for device d */
     /* what the device phase was handed: a, b, c from synthesis, none (device evaluation), a check asked */
     atomic_int abc_given, abc_none, checks;
     /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
@@ -256,6 +257,8 @@ static int tb_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void *
 {
     tb_ctx *t = ctx;
     atomic_fetch_add(&t->workers_live, 1);
+    if (dev >= 0 && dev < 64)
+        atomic_fetch_or(&t->worker_devs, 1ull << dev);
     return t->cpu->worker_new(NULL, dev, worker, pool, state, err, errlen);
 }
 
@@ -1138,6 +1141,172 @@ static void test_devices(void)
     CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
 }
 
+/* Devices picked by number (config.device_mask): only those get workers and partitions, each under its
+ * own lock; the part, the lanes and every TIMELINE event name the device by its number; a list that
+ * disagrees with the count, or names a device the backend lacks, is refused. */
+typedef struct {
+    atomic_int events, bad_dev, bad_lane;
+} mask_sink_ctx;
+
+static void mask_sink(void *ctx, const cuzk_timeline_event *ev)
+{
+    mask_sink_ctx *m = ctx;
+    atomic_fetch_add(&m->events, 1);
+    if (ev->dev == -1)
+        return;
+    if (ev->dev != 1 && ev->dev != 3)
+        atomic_fetch_add(&m->bad_dev, 1);
+    char want[32];
+    snprintf(want, sizeof want, "gpu%d.", (int)ev->dev);
+    if (strncmp(ev->lane, want, strlen(want)) != 0)
+        atomic_fetch_add(&m->bad_lane, 1);
+}
+
+/* Device lists: parsed against the bits they name, refused when malformed, and printed back. */
+static void test_device_list(void)
+{
+    const char *what = "device list";
+    static const struct {
+        const char *s;
+        uint64_t mask; /* 0: refused */
+        const char *printed;
+    } cases[] = {
+        {"0", 1, "0"},
+        {"1,3", 0xa, "1,3"},
+        {"3,1", 0xa, "1,3"},
+        {"0-3", 0xf, "0-3"},
+        {"0-1", 3, "0,1"},
+        {"2-2,5", 0x24, "2,5"},
+        {"0-3,6,8-10", 0x74f, "0-3,6,8-10"},
+        {"63", 1ull << 63, "63"},
+        {"0-63", ~0ull, "0-63"},
+        {"007", 0x80, "7"},
+        {"", 0, NULL},
+        {"64", 0, NULL},
+        {"100", 0, NULL},
+        {"1,1", 0, NULL},
+        {"0-2,2", 0, NULL},
+        {"3-1", 0, NULL},
+        {"1,", 0, NULL},
+        {",1", 0, NULL},
+        {"1-", 0, NULL},
+        {"-1", 0, NULL},
+        {"1 ,3", 0, NULL},
+        {"a", 0, NULL},
+        {"1;3", 0, NULL},
+        {"99999999999999999999", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t m = 0x5a5a;
+        int rc = cuzk_engine_device_list_parse(cases[i].s, &m);
+        if (!cases[i].mask) {
+            CHECK(rc == CUZK_EINVAL && m == 0x5a5a, "%s: '%s' accepted (mask %#llx)", what, cases[i].s,
+                  (unsigned long long)m);
+            continue;
+        }
+        CHECK(rc == CUZK_OK && m == cases[i].mask, "%s: '%s' gave rc %d, mask %#llx", what, cases[i].s, rc,
+              (unsigned long long)m);
+        char buf[256];
+        cuzk_engine_device_list_format(cases[i].mask, buf, sizeof buf);
+        CHECK(!strcmp(buf, cases[i].printed), "%s: %#llx printed '%s'", what, (unsigned long long)cases[i].mask,
+              buf);
+    }
+    CHECK(cuzk_engine_device_list_parse(NULL, &(uint64_t){0}) == CUZK_EINVAL, "%s: NULL accepted", what);
+    /* random masks print to a list that parses back to them; truncation leaves a terminated prefix */
+    uint64_t x = 0x1234567890abcdefull;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t mask = i % 3 == 0 ? x : i % 3 == 1 ? x & (x >> 1) : x | (x >> 2);
+        if (!mask)
+            continue;
+        char buf[256], small[8];
+        cuzk_engine_device_list_format(mask, buf, sizeof buf);
+        uint64_t back = 0;
+        CHECK(cuzk_engine_device_list_parse(buf, &back) == CUZK_OK && back == mask, "%s: %#llx -> '%s' -> %#llx",
+              what, (unsigned long long)mask, buf, (unsigned long long)back);
+        cuzk_engine_device_list_format(mask, small, sizeof small);
+        CHECK(strlen(small) < sizeof small && !strncmp(small, buf, strlen(small)), "%s: truncated '%s' of '%s'",
+              what, small, buf);
+    }
+}
+
+static void test_device_mask(void)
+{
+    const char *what = "device mask";
+    char err[256] = "";
+    cuzk_engine *e = NULL;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    cuzk_engine_config c = small_config();
+    c.backend = &be;
+    c.device_mask = 1ull << TB_DEVS | 1;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "device 4"),
+          "%s: a device the backend lacks: %s", what, err);
+    c.device_mask = 1ull << 63;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "device 63"),
+          "%s: device 63 of 4: %s", what, err);
+    c.device_mask = 0xa;
+    c.devices = 3;
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "names 2"),
+          "%s: a count that disagrees with the list: %s", what, err);
+    CHECK(atomic_load(&tb.worker_devs) == 0, "%s: workers made by a refused engine", what);
+
+    mask_sink_ctx ms;
+    memset(&ms, 0, sizeof ms);
+    cuzk_timeline *tl = NULL;
+    CHECK(cuzk_timeline_new(&tl, NULL, mask_sink, &ms, err, sizeof err) == CUZK_OK, "%s: timeline: %s", what,
+          err);
+    if (!tl)
+        return;
+    c = small_config();
+    c.backend = &be;
+    c.timeline = tl;
+    c.device_mask = 0xa; /* devices 1 and 3 */
+    c.synth_workers = 3;
+    tb.sleep_us = 3000;
+    cuzk_engine_key *k;
+    e = engine_up(&c, &k, what);
+    if (e) {
+        cuzk_engine_config got;
+        cuzk_engine_get_config(e, &got);
+        CHECK(got.devices == 2 && got.device_mask == 0xa && got.queue_depth == 4, "%s: resolved %d devices, "
+              "mask %#llx, queue %d", what, got.devices, (unsigned long long)got.device_mask, got.queue_depth);
+        CHECK(cuzk_engine_device_id(&got, 0) == 1 && cuzk_engine_device_id(&got, 1) == 3 &&
+                  cuzk_engine_device_id(&got, 2) == -1,
+              "%s: device ids %d %d %d", what, cuzk_engine_device_id(&got, 0), cuzk_engine_device_id(&got, 1),
+              cuzk_engine_device_id(&got, 2));
+        CHECK(atomic_load(&tb.worker_devs) == 0xa, "%s: workers made for devices %#llx", what,
+              (unsigned long long)atomic_load(&tb.worker_devs));
+        synth_ctx sc[4];
+        uint64_t ids[4];
+        for (int i = 0; i < 4; i++) {
+            synth_ctx_init(&sc[i], 10 + i);
+            ids[i] = submit(e, k, 3, CUZK_PRIO_NORMAL, &sc[i], what);
+        }
+        for (int i = 0; i < 4; i++)
+            await_ok(e, ids[i], 3, true, what);
+        CHECK(atomic_load(&tb.device_calls[0]) == 0 && atomic_load(&tb.device_calls[2]) == 0,
+              "%s: a device outside the list ran %d + %d partitions", what, atomic_load(&tb.device_calls[0]),
+              atomic_load(&tb.device_calls[2]));
+        CHECK(atomic_load(&tb.device_calls[1]) > 0 && atomic_load(&tb.device_calls[3]) > 0 &&
+                  atomic_load(&tb.device_calls[1]) + atomic_load(&tb.device_calls[3]) == 12,
+              "%s: devices 1 and 3 ran %d + %d of 12 partitions", what, atomic_load(&tb.device_calls[1]),
+              atomic_load(&tb.device_calls[3]));
+        CHECK(atomic_load(&tb.max_in_device[1]) == 1 && atomic_load(&tb.max_in_device[3]) == 1,
+              "%s: %d and %d device phases at once on one device", what, atomic_load(&tb.max_in_device[1]),
+              atomic_load(&tb.max_in_device[3]));
+        CHECK(atomic_load(&tb.mismatches) == 0, "%s: %d partitions changed device between phases", what,
+              atomic_load(&tb.mismatches));
+        drained(e, k, what);
+        cuzk_engine_free(e);
+    }
+    CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: close: %s", what, err);
+    CHECK(atomic_load(&ms.events) > 0 && atomic_load(&ms.bad_dev) == 0 && atomic_load(&ms.bad_lane) == 0,
+          "%s: %d events, %d on another device, %d on a lane of another device", what, atomic_load(&ms.events),
+          atomic_load(&ms.bad_dev), atomic_load(&ms.bad_lane));
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
+}
+
 /* ---- TIMELINE -------------------------------------------------------------------------------------------
  */
 
@@ -1541,6 +1710,8 @@ int main(void)
     test_failures(CUZK_ENGINE_EVAL_DEVICE);
     test_admission();
     test_devices();
+    test_device_list();
+    test_device_mask();
     test_timeline();
     test_stage_span();
     test_soak();

@@ -103,7 +103,8 @@ typedef struct cuzk_engine_part {
  * accounting and verification; the backend only computes. `ctx` is passed back to every call.
  *
  *   worker_new   per GPU worker, once, on the worker's thread: per-device state (device buffers,
- *                streams, host scratch) reused for every partition the worker runs. `pool` (borrowed,
+ *                streams, host scratch) reused for every partition the worker runs. `dev` is the
+ *                device's number (config.device_mask), as in the part's dev. `pool` (borrowed,
  *                config.gpu_threads threads) is the worker's CPU pool.
  *   part_bytes   host bytes one partition needs beyond its witness and a, b, c, held from dispatch
  *                until the device phase ends (an estimate the budget charges); device_eval tells
@@ -172,6 +173,10 @@ typedef enum {
 typedef struct {
     const cuzk_engine_backend *backend; /* NULL: the CPU backend */
     int devices;                        /* devices used (default: all of a physical backend; 1 on the CPU) */
+    uint64_t device_mask; /* which devices, by number: bit d = device d (default 0: the first `devices`);
+                             `devices`, when also given, must equal its population. A physical backend's
+                             numbers are its own (CUDA's, within CUDA_VISIBLE_DEVICES); the CPU backend's
+                             devices are lock domains and take any numbers below 64 */
     int synth_workers;                  /* synthesis threads, one partition each (default 2) */
     int gpu_workers;                    /* GPU workers per device, sharing the device's lock (default 2) */
     int gpu_threads;                    /* CPU threads in each GPU worker's pool (default: online CPUs) */
@@ -197,6 +202,10 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
 /* Cancels every unfinished job, waits until their partitions have left the pipeline, stops and joins
  * the threads and frees everything, remaining keys and unawaited results included. NULL is a no-op. */
 void cuzk_engine_free(cuzk_engine *e);
+
+/* The number of the slot-th device of c (0 <= slot < devices) by its device_mask, or the slot itself
+ * when the mask is 0; -1 when there is no such device. */
+int cuzk_engine_device_id(const cuzk_engine_config *c, int slot);
 
 /* The configuration in effect, defaults resolved. */
 void cuzk_engine_get_config(const cuzk_engine *e, cuzk_engine_config *out);
@@ -275,6 +284,12 @@ void cuzk_engine_rs(uint64_t seed, uint64_t job, uint32_t part, cuzk_fr *r, cuzk
 /* Name of a priority ("normal"), and its parse (CUZK_EINVAL for an unknown name). */
 const char *cuzk_engine_prio_name(cuzk_engine_prio p);
 int cuzk_engine_prio_parse(const char *name, cuzk_engine_prio *out);
+
+/* A device list such as "1,3" or "0-3,6" (numbers 0..63, each named once) as a device_mask;
+ * CUZK_EINVAL, *mask untouched, for anything else. */
+int cuzk_engine_device_list_parse(const char *list, uint64_t *mask);
+/* The inverse: "1,3", "0-3,6" (runs of three or more as ranges) into out, truncated to len. */
+void cuzk_engine_device_list_format(uint64_t mask, char *out, size_t len);
 
 #ifdef __cplusplus
 }

@@ -119,7 +119,9 @@ typedef struct {
 
 struct gpu_worker {
     cuzk_engine *e;
-    int dev, idx;
+    int dev;  /* the device's number (config.device_mask): what the backend, the lanes and TIMELINE see */
+    int slot; /* the device's place among the engine's devices: its lock */
+    int idx;
     char lane[LANE_LEN];
     cuzk_pool *pool;
     void *state;
@@ -211,6 +213,71 @@ int cuzk_engine_prio_parse(const char *name, cuzk_engine_prio *out)
             return CUZK_OK;
         }
     return CUZK_EINVAL;
+}
+
+/* One device number 0..63 at *s, moving *s past it; -1 when there is none. */
+static int device_number(const char **s)
+{
+    if (**s < '0' || **s > '9')
+        return -1;
+    int v = 0;
+    while (**s >= '0' && **s <= '9') {
+        v = v * 10 + (*(*s)++ - '0');
+        if (v > 63)
+            return -1;
+    }
+    return v;
+}
+
+int cuzk_engine_device_list_parse(const char *list, uint64_t *mask)
+{
+    uint64_t m = 0;
+    const char *s = list;
+    if (!s || !*s)
+        return CUZK_EINVAL;
+    for (;;) {
+        int lo = device_number(&s), hi = lo;
+        if (lo < 0)
+            return CUZK_EINVAL;
+        if (*s == '-') {
+            s++;
+            if ((hi = device_number(&s)) < lo)
+                return CUZK_EINVAL;
+        }
+        for (int d = lo; d <= hi; d++) {
+            if (m >> d & 1)
+                return CUZK_EINVAL; /* named twice */
+            m |= (uint64_t)1 << d;
+        }
+        if (!*s)
+            break;
+        if (*s++ != ',')
+            return CUZK_EINVAL;
+    }
+    *mask = m;
+    return CUZK_OK;
+}
+
+void cuzk_engine_device_list_format(uint64_t mask, char *out, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        out[0] = 0;
+    for (int d = 0; d < 64; d++) {
+        if (!(mask >> d & 1))
+            continue;
+        int hi = d;
+        while (hi < 63 && (mask >> (hi + 1) & 1))
+            hi++;
+        if (hi == d + 1) /* a pair is written as two numbers */
+            hi = d;
+        char *dst = at < len ? out + at : NULL;
+        size_t room = at < len ? len - at : 0;
+        int n = hi > d ? snprintf(dst, room, "%s%d-%d", at ? "," : "", d, hi)
+                       : snprintf(dst, room, "%s%d", at ? "," : "", d);
+        at += n > 0 ? (size_t)n : 0;
+        d = hi;
+    }
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -746,7 +813,7 @@ static void gpu_one(gpu_worker *w, slot *s)
             return;
         }
     }
-    pthread_mutex_t *lock = &e->dev_lock[w->dev];
+    pthread_mutex_t *lock = &e->dev_lock[w->slot];
     emit(e, CUZK_TL_LOCK_WAIT, j->id, (int32_t)s->p.part, w->lane, w->dev, "");
     int64_t t0 = now_us(e);
     pthread_mutex_lock(lock);
@@ -923,11 +990,21 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 ||
         c->eval_threads < 0 || c->post_workers < 0 || c->queue_depth < 0 || c->pool_idle < 0)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: negative setting");
+    int listed = __builtin_popcountll(c->device_mask);
+    if (c->device_mask && c->devices && c->devices != listed)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "engine: %d devices requested but the device list names %d (give one or the other)",
+                         c->devices, listed);
     if (!c->devices)
-        c->devices = be->n_devices > 0 ? be->n_devices : 1;
+        c->devices = c->device_mask ? listed : be->n_devices > 0 ? be->n_devices : 1;
     if (be->n_devices > 0 && c->devices > be->n_devices)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: %d devices requested, backend '%s' has %d",
                          c->devices, be->name ? be->name : "?", be->n_devices);
+    if (be->n_devices > 0 && be->n_devices < 64 && c->device_mask >> be->n_devices) {
+        int top = 63 - __builtin_clzll(c->device_mask);
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: device %d requested, backend '%s' has 0..%d", top,
+                         be->name ? be->name : "?", be->n_devices - 1);
+    }
     if (!c->synth_workers)
         c->synth_workers = 2;
     if (!c->gpu_workers)
@@ -943,6 +1020,8 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: setting out of range (devices <= 64, synth <= 1024, gpu workers <= 64, "
                          "threads <= 4096, eval threads <= 4096, post <= 1024)");
+    if (!c->device_mask) /* the first `devices` devices */
+        c->device_mask = c->devices == 64 ? ~(uint64_t)0 : ((uint64_t)1 << c->devices) - 1;
     if (!c->queue_depth)
         c->queue_depth = c->devices * c->gpu_workers;
     if (c->queue_depth > 65536)
@@ -1084,7 +1163,8 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     for (int i = 0; rc == CUZK_OK && i < n_gpu; i++) {
         gpu_worker *w = &e->gpu[i];
         w->e = e;
-        w->dev = i / c.gpu_workers;
+        w->slot = i / c.gpu_workers;
+        w->dev = cuzk_engine_device_id(&c, w->slot);
         w->idx = i % c.gpu_workers;
         snprintf(w->lane, sizeof w->lane, "gpu%d.%d", w->dev, w->idx);
         if (pthread_create(&w->th, NULL, gpu_main, w) != 0)
@@ -1153,6 +1233,15 @@ void cuzk_engine_free(cuzk_engine *e)
     }
     pthread_mutex_unlock(&e->mu);
     engine_teardown(e);
+}
+
+int cuzk_engine_device_id(const cuzk_engine_config *c, int slot)
+{
+    uint64_t m = c->device_mask ? c->device_mask : c->devices >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << c->devices) - 1;
+    for (int id = 0; id < 64; id++)
+        if ((m >> id & 1) && slot-- == 0)
+            return id;
+    return -1;
 }
 
 void cuzk_engine_get_config(const cuzk_engine *e, cuzk_engine_config *out)

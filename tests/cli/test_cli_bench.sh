@@ -227,6 +227,27 @@ done
 run "$BENCH" sweep --gpu-workers 2
 expect_err 'sweep takes --gw-list instead of --gpu-workers' "sweep --gpu-workers: points to --gw-list"
 # 16 entries parse (the run then stops at j > c for all of them, a different usage error)
+# devices picked by number: the partitions, the lanes and the report name devices 1 and 3 only
+run "$BENCH" batch -c 4 -j 2 --workload random --constraints 5 --partitions 2 --device-ids 1,3 --gpu-workers 1 \
+    --timeline="$TMP/ids.jsonl"
+expect 0 "batch --device-ids 1,3: exit 0"
+expect_out '^  proofs +4 ok, 0 failed' "--device-ids: 4 ok"
+expect_out '2 devices \(1,3\) x 1 GPU worker' "--device-ids: the list reached the engine"
+devs=$(grep -o '"dev":[0-9-]*' "$TMP/ids.jsonl" | sort -u | tr '\n' ' ')
+[ "$devs" = '"dev":-1 "dev":1 "dev":3 ' ] && pass "--device-ids: TIMELINE names devices 1 and 3 only" ||
+    fail "--device-ids: TIMELINE devices $devs"
+run "$BENCH" timeline report "$TMP/ids.jsonl"
+expect 0 "--device-ids: the report reads it"
+expect_out '^  dev 1 ' "--device-ids: the report has device 1"
+expect_out '^  dev 3 ' "... and device 3"
+for bad in 1,1 64 3-1 1, x; do
+    run "$BENCH" batch --device-ids "$bad"
+    expect_usage "--device-ids $bad"
+    expect_err "--device-ids expects device numbers 0..63" "... with the reason"
+done
+run "$BENCH" batch --devices 3 --device-ids 1,3
+expect 1 "--devices 3 with a list of 2: exit 1"
+expect_err 'engine: 3 devices requested but the device list names 2' "... with the reason"
 run "$BENCH" sweep --c-list 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --j-list 17
 expect_usage "sweep: every combination has j > c"
 expect_err 'nothing to run' "sweep: 16 entries are accepted"
@@ -236,7 +257,7 @@ for cmd in single batch sweep; do
     run "$BENCH" "$cmd" --help
     expect 0 "$cmd --help: exit 0"
     flags=(--backend --eval --workload --partitions --constraints --synth-threads --witness-threads --threads
-        --post-threads --devices --queue-depth --pool-idle --budget --key-vram --priority --seed --no-check)
+        --post-threads --devices --device-ids --queue-depth --pool-idle --budget --key-vram --priority --seed --no-check)
     if [ "$cmd" = sweep ]; then
         flags+=(--c-list --j-list --gw-list --csv --timeline-dir)
     else

@@ -87,6 +87,33 @@ expect 0 "a cuzk.toml with the original keys loads"
 expect_out '^total_budget = 68719476736$' "... memory.total_budget 64GiB"
 expect_out '^devices = 2$' "... gpus.devices [0, 1] = 2 devices"
 expect_out '^synth_workers = 18$' "... pipeline.max_parallel_synthesis -> synthesis workers"
+printf '[gpus]\ndevices = [1, 3]\n' >"$TMP/ids.toml"
+run "$CUZKD" --config "$TMP/ids.toml" --print-config
+expect 0 "gpus.devices = [1, 3] loads"
+expect_out '^devices = 2$' "... two devices"
+expect_out '^device_ids = "1,3"$' "... devices 1 and 3"
+"$CUZKD" --config "$TMP/ids.toml" --print-config >"$TMP/ids-printed.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/ids-printed.toml" --print-config
+expect 0 "the printed settings load again"
+expect_out '^device_ids = "1,3"$' "... with the same devices"
+run "$CUZKD" --config "$TMP/ids.toml" --devices 1 --print-config
+expect 0 "--devices 1 over the file's list"
+expect_out '^devices = 1$' "... one device"
+grep -q '^device_ids' "$TMP/stdout" && fail "... but the file's list still applies" || pass "... the first one"
+run "$CUZKD" --device-ids 0-2,5 --print-config
+expect 0 "--device-ids 0-2,5"
+expect_out '^device_ids = "0-2,5"$' "... in effect"
+run "$CUZKD" --device-ids 2,2
+expect 2 "--device-ids 2,2: exit 2"
+expect_err "^cuzkd: --device-ids expects distinct device numbers 0..63 such as 1,3 or 0-3, not '2,2'$" "... with the reason"
+printf '[gpus]\ndevices = [1, 1]\n' >"$TMP/bad-ids.toml"
+run "$CUZKD" --config "$TMP/bad-ids.toml"
+expect 2 "gpus.devices = [1, 1]: exit 2"
+expect_err 'bad-ids.toml:2: gpus.devices: a list of distinct device numbers' "... naming the line and the reason"
+printf '[engine]\ndevice_ids = "x"\n' >"$TMP/bad-ids2.toml"
+run "$CUZKD" --config "$TMP/bad-ids2.toml"
+expect 2 "engine.device_ids = \"x\": exit 2"
+expect_err 'bad-ids2.toml:2: engine.device_ids must be a list of distinct device numbers' "... with the reason"
 printf '[daemon]\nlisten = "unix:///tmp/x.sock"\n\n[memory]\ntotal_budgt = "1G"\n' >"$TMP/bad.toml"
 run "$CUZKD" --config "$TMP/bad.toml"
 expect 2 "an unknown key is a configuration error (exit 2)"
@@ -131,12 +158,14 @@ done
 # this daemon evaluates a, b, c in the device phase (the Node.js tests' daemons take the CPU default, host)
 SOCK=$TMP/bench.sock
 "$CUZKD" --listen "unix://$SOCK" --socket-mode 0600 --budget 1G --circuit "bits=$TMP/bits.params,$FIX/bits/circuit.r1cs" \
-    --synth-max-scale 12 --eval device >"$TMP/bench-daemon.log" 2>&1 &
+    --synth-max-scale 12 --eval device --device-ids 2,5 >"$TMP/bench-daemon.log" 2>&1 &
 DPID=$!
 for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
 [ "$(stat -c %a "$SOCK")" = 600 ] && pass "--socket-mode 0600 is applied" || fail "socket mode $(stat -c %a "$SOCK")"
 grep -qE 'engine: cpu backend, .*, device evaluation, budget' "$TMP/bench-daemon.log" &&
     pass "--eval device reaches the engine (its start-up line)" || fail "no 'device evaluation' in the daemon log"
+grep -qE 'engine: cpu backend, 2 devices \(2,5\) x ' "$TMP/bench-daemon.log" &&
+    pass "--device-ids 2,5 reaches the engine" || fail "no '2 devices (2,5)' in the daemon log"
 A="unix://$SOCK"
 run "$BENCH" --addr "$A" status
 expect 0 "cuzk-bench --addr status"

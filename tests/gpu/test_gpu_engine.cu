@@ -50,10 +50,10 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
     return CUZK_OK;
 }
 
-/* An engine on the GPU backend with 2 GPU workers, seeded r and s, the given evaluation place and
- * key_vram (cfg: its configuration); NULL after a failed CHECK. */
+/* An engine on the GPU backend with 2 GPU workers, seeded r and s, the given evaluation place,
+ * key_vram and devices (device_mask, 0: all) (cfg: its configuration); NULL after a failed CHECK. */
 static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config *cfg, cuzk_engine_eval eval,
-                               uint64_t key_vram)
+                               uint64_t key_vram, uint64_t device_mask = 0)
 {
     char err[256] = "";
     memset(cfg, 0, sizeof *cfg);
@@ -62,6 +62,7 @@ static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config
     cfg->rs_seed = test_rand64() | 1;
     cfg->eval = eval;
     cfg->key_vram = key_vram;
+    cfg->device_mask = device_mask;
     cuzk_engine *e = NULL;
     int rc = cuzk_engine_new(&e, cfg, err, sizeof err);
     CHECK(rc == CUZK_OK, "engine: %s", err);
@@ -219,6 +220,51 @@ static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, 
     printf("a device with no room for the key: the job refused with \"no room\", then proved\n");
 }
 
+/* Devices picked by number: the last device alone proves, its key lands there (and on no other device),
+ * and a device number beyond the machine's is refused with its number. */
+static void run_device_ids(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs, const cuzk_fr *z,
+                           size_t ni, size_t na)
+{
+    char err[256] = "";
+    int last = be->n_devices - 1;
+    cuzk_engine_config cfg;
+    cuzk_engine *e = new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0, (uint64_t)1 << last);
+    if (!e)
+        return;
+    cuzk_engine_key *key = NULL;
+    CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
+    witness w = {z, ni + na, -1};
+    cuzk_engine_job job;
+    memset(&job, 0, sizeof job);
+    job.key = key, job.n_parts = 3, job.prio = CUZK_PRIO_NORMAL, job.synth = synth, job.user = &w;
+    uint64_t id = 0;
+    CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
+    cuzk_engine_result res;
+    int rc = cuzk_engine_await(e, id, &res, err, sizeof err);
+    CHECK(rc == CUZK_OK && res.n_proofs == 3, "device %d alone: rc %d %s", last, rc, res.error);
+    cuzk_engine_result_free(&res);
+    for (int d = 0; d <= last; d++) {
+        uint64_t resident = 0;
+        unsigned streamed = 0;
+        cuzk_engine_backend_gpu_keys(d, &resident, &streamed);
+        CHECK((d == last) == (resident + streamed > 0), "device %d of the list {%d}: %llu resident bytes, %u streamed",
+              d, last, (unsigned long long)resident, streamed);
+    }
+    cuzk_engine_key_free(key);
+    cuzk_engine_free(e);
+    if (be->n_devices < 64) {
+        memset(&cfg, 0, sizeof cfg);
+        cfg.backend = be;
+        cfg.device_mask = (uint64_t)1 << be->n_devices | 1;
+        char want[64];
+        snprintf(want, sizeof want, "device %d requested", be->n_devices);
+        e = NULL;
+        CHECK(cuzk_engine_new(&e, &cfg, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, want),
+              "a device beyond the machine's: %s", err);
+    }
+    printf("devices by number: device %d alone proved; device %d refused\n", last, be->n_devices);
+}
+
 int main(int argc, char **argv)
 {
     unsigned lg = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
@@ -247,6 +293,7 @@ int main(int argc, char **argv)
     /* resident keys capped below this one's size: the backend streams it */
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1);
     run_no_room(be, pk, cs, z, ni, na);
+    run_device_ids(be, pk, cs, z, ni, na);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);

@@ -44,6 +44,7 @@ enum {
     F_THREADS,
     F_POST,
     F_DEVICES,
+    F_DEVICE_IDS,
     F_QUEUE,
     F_POOL,
     F_BUDGET,
@@ -86,6 +87,7 @@ static const struct {
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
     [F_POST] = {"--post-threads", NULL, "N", "post-processing workers: epilogue + verification (default 1)"},
     [F_DEVICES] = {"--devices", NULL, "N", "devices; on the CPU backend, lock domains (default 1)"},
+    [F_DEVICE_IDS] = {"--device-ids", NULL, "LIST", "which devices, by number, e.g. 1,3 or 0-3 (default: the first --devices; GPU: CUDA's numbers)"},
     [F_QUEUE] = {"--queue-depth", NULL, "N", "bounded GPU queue (default devices x gpu-workers)"},
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
     [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
@@ -344,6 +346,11 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_EVAL_THREADS: INT_FLAG(1, 4096) o->cfg.eval_threads = (int)x; break;
     case F_POST: INT_FLAG(1, 1024) o->cfg.post_workers = (int)x; break;
     case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
+    case F_DEVICE_IDS:
+        if (cuzk_engine_device_list_parse(v, &o->cfg.device_mask) != CUZK_OK)
+            return usage_error(c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'",
+                               v);
+        break;
     case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;
     case F_POOL: INT_FLAG(1, 1000000) o->cfg.pool_idle = (int)x; break;
     case F_BUDGET:

@@ -518,10 +518,14 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     printf("cuzk-bench %s: %u proof%s of %u partition%s, %u in flight\n", o->batch ? "batch" : "single",
            o->count, o->count == 1 ? "" : "s", o->partitions, o->partitions == 1 ? "" : "s", o->concurrency);
     printf("  workload     %s\n", w->desc);
+    char ids[256]; /* the devices by number, shown when they are not the first `devices` */
+    cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
+    bool first_n = cuzk_engine_device_id(c, 0) == 0 && cuzk_engine_device_id(c, c->devices - 1) == c->devices - 1;
     printf(
-        "  engine       %s backend; %d device%s x %d GPU worker%s (%d thread%s each); %d synthesis, %d post; "
+        "  engine       %s backend; %d device%s%s%s%s x %d GPU worker%s (%d thread%s each); %d synthesis, %d post; "
         "queue %d; pool %d; priority %s%s\n",
-        c->backend->name, c->devices, c->devices == 1 ? "" : "s", c->gpu_workers,
+        c->backend->name, c->devices, c->devices == 1 ? "" : "s", first_n ? "" : " (", first_n ? "" : ids,
+        first_n ? "" : ")", c->gpu_workers,
         c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
         c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
         (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "");
@@ -531,7 +535,8 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     }
 #ifdef CUZK_HAVE_GPU
     /* where the key went on each device (key_vram, or the plan of docs/engine.md: streamed is slower) */
-    for (int d = 0; c->backend == cuzk_engine_backend_gpu() && d < c->devices; d++) {
+    for (int i = 0; c->backend == cuzk_engine_backend_gpu() && i < c->devices; i++) {
+        int d = cuzk_engine_device_id(c, i);
         uint64_t resident = 0;
         unsigned streamed = 0;
         cuzk_engine_backend_gpu_keys(d, &resident, &streamed);

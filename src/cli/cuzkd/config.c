@@ -388,6 +388,7 @@ typedef enum {
     K_EVAL,
     K_BUDGET,
     K_DEVICES,
+    K_DEVICE_IDS,
     K_PRELOAD,
     K_U64
 } kkind;
@@ -420,6 +421,7 @@ static const keydef KEYS[] = {
     {"gpus.backend", K_BACKEND, F(backend), 0, 0, NULL},
     {"gpus.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
     {"engine.devices", K_INT, F(devices), 0, 64, NULL},
+    {"engine.device_ids", K_DEVICE_IDS, F(device_mask), 0, 0, NULL},
     {"engine.gpu_workers", K_INT, F(gpu_workers), 0, 64, NULL},
     {"engine.gpu_threads", K_INT, F(gpu_threads), 0, 4096, NULL},
     {"engine.eval_threads", K_INT, F(eval_threads), 0, 4096, NULL},
@@ -624,19 +626,30 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
         strcpy(field, v->s);
         return 0;
     case K_DEVICES:
-        /* the original lists device ordinals; the engine takes a count of the first devices */
+        /* the original lists device ordinals ([] = all); a count is taken too */
         if (v->t == V_ARRAY) {
-            for (int i = 0; i < v->n; i++)
-                if (v->items[i].t != V_INT || v->items[i].i != i)
-                    return perr(ps, "%s: only the first N devices can be used ([0, 1, ..., N-1])", full);
+            uint64_t m = 0;
+            for (int i = 0; i < v->n; i++) {
+                const tval *d = &v->items[i];
+                if (d->t != V_INT || d->i < 0 || d->i > 63 || (m >> d->i & 1))
+                    return perr(ps, "%s: a list of distinct device numbers 0..63 such as [0, 1] or [1, 3]", full);
+                m |= (uint64_t)1 << d->i;
+            }
             *(int *)field = v->n;
+            c->device_mask = m;
             return 0;
         }
         if (v->t == V_INT && v->i >= 0 && v->i <= 64) {
             *(int *)field = (int)v->i;
+            c->device_mask = 0;
             return 0;
         }
-        return perr(ps, "%s must be a device count or a list [0, 1, ...]", full);
+        return perr(ps, "%s must be a device count or a list of device numbers such as [0, 1] or [1, 3]", full);
+    case K_DEVICE_IDS:
+        if (v->t != V_STR || cuzk_engine_device_list_parse(v->s, (uint64_t *)field) != CUZK_OK)
+            return perr(ps, "%s must be a list of distinct device numbers 0..63 such as \"1,3\" or \"0-3\"",
+                        full);
+        return 0;
     }
     return 0;
 }
@@ -819,6 +832,11 @@ void cuzkd_config_print(const cuzkd_config *c)
            "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n",
            c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->eval_threads, c->synth_workers,
            c->post_workers, c->queue_depth);
+    if (c->device_mask) {
+        char ids[256];
+        cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
+        printf("device_ids = \"%s\"\n", ids);
+    }
     if (c->key_vram)
         printf("key_vram = %llu\n\n", (unsigned long long)c->key_vram);
     else

@@ -44,6 +44,7 @@ typedef struct {
     uint64_t safety_margin;
     /* [gpus], [synthesis], [pipeline]: engine knobs, 0 = the engine's default */
     int devices, gpu_workers, gpu_threads, eval_threads, synth_workers, post_workers, queue_depth;
+    uint64_t device_mask; /* cuzk_engine_config.device_mask: which devices by number; 0: the first `devices` */
     char backend[8]; /* "auto", "cpu", "gpu" */
     char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */

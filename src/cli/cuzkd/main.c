@@ -40,6 +40,7 @@ enum {
     O_THREADS,
     O_POST,
     O_DEVICES,
+    O_DEVICE_IDS,
     O_QUEUE,
     O_MAXJOBS,
     O_MAXMSG,
@@ -75,6 +76,7 @@ static const struct option OPTS[] = {
     {"gpu-threads", required_argument, NULL, O_THREADS},
     {"post-workers", required_argument, NULL, O_POST},
     {"devices", required_argument, NULL, O_DEVICES},
+    {"device-ids", required_argument, NULL, O_DEVICE_IDS},
     {"queue-depth", required_argument, NULL, O_QUEUE},
     {"max-jobs", required_argument, NULL, O_MAXJOBS},
     {"max-message", required_argument, NULL, O_MAXMSG},
@@ -120,7 +122,9 @@ static void usage(FILE *f)
                "      --eval-threads N       host evaluation: threads of the synthesis workers' shared\n"
                "                             pool for a, b, c and the check (engine default: all CPUs)\n"
                "      --post-workers N       post-processing + verification workers (engine default 1)\n"
-               "      --devices N            devices (CPU backend: lock domains)\n"
+               "      --devices N            devices: the first N (CPU backend: lock domains)\n"
+               "      --device-ids LIST      which devices by number, e.g. 1,3 or 0-3 (GPU: CUDA's\n"
+               "                             numbers); replaces --devices and the reverse\n"
                "      --queue-depth N        GPU queue of synthesized partitions\n"
                "      --max-jobs N           unfinished jobs accepted at once (256)\n"
                "      --max-message SIZE     largest request message (256MiB)\n"
@@ -239,7 +243,14 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
     case O_THREADS: return int_arg("--gpu-threads", v, 1, 4096, &cfg->gpu_threads);
     case O_EVAL_THREADS: return int_arg("--eval-threads", v, 1, 4096, &cfg->eval_threads);
     case O_POST: return int_arg("--post-workers", v, 1, 1024, &cfg->post_workers);
-    case O_DEVICES: return int_arg("--devices", v, 1, 64, &cfg->devices);
+    case O_DEVICES: /* the first N: a list from the file no longer applies */
+        cfg->device_mask = 0;
+        return int_arg("--devices", v, 1, 64, &cfg->devices);
+    case O_DEVICE_IDS:
+        if (cuzk_engine_device_list_parse(v, &cfg->device_mask) != CUZK_OK)
+            return bad("--device-ids expects distinct device numbers 0..63 such as 1,3 or 0-3, not '%s'%s", v, "");
+        cfg->devices = 0; /* as many as the list names */
+        return 0;
     case O_QUEUE: return int_arg("--queue-depth", v, 1, 65536, &cfg->queue_depth);
     case O_MAXJOBS: return int_arg("--max-jobs", v, 1, 100000, &cfg->max_jobs);
     case O_MAXCONN: return int_arg("--max-connections", v, 1, 100000, &cfg->max_connections);

@@ -1122,17 +1122,19 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     if (ec.backend == cuzk_engine_backend_gpu() && ec.devices <= 64) {
         uint64_t res[64];
         unsigned streamed[64];
-        for (int d = 0; d < ec.devices; d++)
-            cuzk_engine_backend_gpu_keys(d, &res[d], &streamed[d]);
+        for (int i = 0; i < ec.devices; i++)
+            cuzk_engine_backend_gpu_keys(cuzk_engine_device_id(&ec, i), &res[i], &streamed[i]);
         METRIC("cuzk_gpu_key_resident_bytes", "gauge",
                "Device bytes of the proving keys resident on a device.");
-        for (int d = 0; d < ec.devices; d++)
-            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", d, res[d]);
+        for (int i = 0; i < ec.devices; i++)
+            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", cuzk_engine_device_id(&ec, i),
+                      res[i]);
         METRIC("cuzk_gpu_keys_streamed", "gauge",
                "Proving keys streamed from host memory on a device, wholly or in part (over key_vram, or not "
                "fitting): slower.");
-        for (int d = 0; d < ec.devices; d++)
-            sb_printf(&b, "cuzk_gpu_keys_streamed{device=\"%d\"} %u\n", d, streamed[d]);
+        for (int i = 0; i < ec.devices; i++)
+            sb_printf(&b, "cuzk_gpu_keys_streamed{device=\"%d\"} %u\n", cuzk_engine_device_id(&ec, i),
+                      streamed[i]);
     }
 #endif
     METRIC("cuzk_grpc_calls_total", "counter", "gRPC calls received.");
@@ -1573,6 +1575,7 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     pthread_cond_init(&svc->cond, NULL);
     cuzk_engine_config ec = {0};
     ec.devices = cfg->devices;
+    ec.device_mask = cfg->device_mask;
     ec.synth_workers = cfg->synth_workers;
     ec.gpu_workers = cfg->gpu_workers;
     ec.gpu_threads = cfg->gpu_threads;
@@ -1623,9 +1626,11 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     }
     cuzk_engine_config got;
     cuzk_engine_get_config(svc->engine, &got);
-    LOG_INFO("engine: %s backend, %d device%s x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
+    char ids[256];
+    cuzk_engine_device_list_format(got.device_mask, ids, sizeof ids);
+    LOG_INFO("engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
              "%s evaluation, budget %" PRIu64 " MiB",
-             got.backend->name, got.devices, got.devices == 1 ? "" : "s", got.gpu_workers,
+             got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
              got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
              got.post_workers, got.post_workers == 1 ? "" : "s",
              got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
