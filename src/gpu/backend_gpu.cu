@@ -10,8 +10,12 @@
  * most bytes of them that do, the rest streamed from page-locked host memory
  * (cuzk_gpu_pk_load_mixed), else refused with the sizes.
  * Both are kept in the backend's table until the engine drops the key
- * (key_free), which frees them; the table's lock is taken only to find or add
- * an entry, never around device work. Per worker: its device and its CPU pool.
+ * (key_free), which frees them. The table's lock is taken to find, add or
+ * drop an entry and to read or set a loaded key's sizes, never around a load:
+ * a key's first load on a device (its plan, the uploads) holds that device's
+ * load lock, so devices load their keys side by side while two loads on one
+ * device (two workers, two keys) plan one after the other against what the
+ * other left. Per worker: its device and its CPU pool.
  *
  * Phases: `pre` (outside the device lock), with device evaluation, loads what
  * is missing and copies the partition's z into the worker's prover
@@ -27,7 +31,7 @@
  * device checks the witness when the engine asks (p->check). With host
  * evaluation it hands the prover the a, b, c that synthesis computed
  * (opts.abc, witness check already done), uploaded from the engine's buffers
- * as they are. Partition buffers are pinned (cudaMallocHost), so the uploads
+ * as they are. Partition buffers are pinned (cudaHostAlloc, portable), so the uploads
  * run at full PCIe speed.
  */
 #include <cuda_runtime.h>
@@ -45,6 +49,7 @@
 #include "gpu/key_fit.h"
 
 #define GPU_MAX_WORKERS 64 /* GPU workers per device */
+#define GPU_MAX_DEVICES 64 /* device numbers 0..63 (cuzk_engine_config.device_mask) */
 #define KEY_FIT_RESERVE ((uint64_t)512 << 20) /* device bytes a key's plan leaves free (key_fit.h) */
 
 typedef struct key_entry {
@@ -59,7 +64,8 @@ typedef struct key_entry {
 } key_entry;
 
 typedef struct {
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;                  /* the table: entries, and their gpk / resident / whole */
+    pthread_mutex_t load[GPU_MAX_DEVICES]; /* per device: first loads (key and circuit) and their plans */
     key_entry *keys;
 } gpu_ctx;
 
@@ -68,18 +74,20 @@ typedef struct {
     cuzk_pool *pool;
 } gpu_worker;
 
-static gpu_ctx g_ctx = {PTHREAD_MUTEX_INITIALIZER, NULL};
+static gpu_ctx g_ctx; /* its mutexes are made with the backend (cuzk_engine_backend_gpu) */
 
-/* Device bytes of the keys resident on dev, and how many are streamed there (the caller holds the lock). */
+/* Device bytes of the keys resident on dev, and how many are streamed there. */
 static uint64_t keys_on(int dev, unsigned *streamed)
 {
     uint64_t bytes = 0;
     *streamed = 0;
+    pthread_mutex_lock(&g_ctx.lock);
     for (const key_entry *e = g_ctx.keys; e; e = e->next)
         if (e->dev == dev && e->gpk) {
             bytes += e->resident;
             *streamed += !e->whole;
         }
+    pthread_mutex_unlock(&g_ctx.lock);
     return bytes;
 }
 
@@ -128,8 +136,8 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
     return e;
 }
 
-/* Which of e's key's vectors stay resident on its device (the caller holds the table lock, at the key's
- * first load there: once per key and device, not per proof, so the device's free memory is read here).
+/* Which of e's key's vectors stay resident on its device (the caller holds the device's load lock, at the
+ * key's first load there: once per key and device, not per proof, so the device's free memory is read here).
  * CUZK_GPU_FREE_BYTES, when set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when
  * the key fits not even wholly streamed. */
 static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit_in *in,
@@ -172,8 +180,8 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
         2.0 * key_fit_stage(in, 0) / G);
 }
 
-/* The resident key (loaded once per device, under the table lock), the resident circuit when cs is given
- * (device evaluation; same), and this worker's prover for e. */
+/* The resident key (loaded once per device, under the device's load lock), the resident circuit when cs is
+ * given (device evaluation; same), and this worker's prover for e. */
 static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval,
                         cuzk_gpu_pk **gpk, cuzk_gpu_cs **gcs, cuzk_gpu_prover **out, char *err, size_t errlen)
 {
@@ -181,28 +189,32 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
         return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": worker %d outside 0..%d", w->worker,
                          GPU_MAX_WORKERS - 1);
     int rc = CUZK_OK;
-    pthread_mutex_lock(&g_ctx.lock);
+    pthread_mutex_lock(&g_ctx.load[e->dev]);
     if (!e->gpk) {
         /* resident when it fits within key_vram and beside what the device must still hold (key_fit.h),
          * else streamed from the host; refused when even that does not fit */
         key_fit_in in;
         unsigned mask = 0;
+        cuzk_gpu_pk *gpk_new = NULL;
         rc = plan_key(e, p, dev_eval, &in, &mask, err, errlen);
         if (rc == CUZK_OK) {
-            rc = cuzk_gpu_pk_load_mixed(&e->gpk, e->pk, mask, 0, err, errlen);
+            rc = cuzk_gpu_pk_load_mixed(&gpk_new, e->pk, mask, 0, err, errlen);
             if (rc == CUZK_ENOMEM && mask) /* the plan's resident part did not fit after all */
-                rc = cuzk_gpu_pk_load_streamed(&e->gpk, e->pk, 0, err, errlen), mask = 0;
+                rc = cuzk_gpu_pk_load_streamed(&gpk_new, e->pk, 0, err, errlen), mask = 0;
         }
         if (rc == CUZK_OK) {
+            pthread_mutex_lock(&g_ctx.lock);
+            e->gpk = gpk_new;
             e->resident = key_fit_resident(&in, mask);
             e->whole = mask == KEY_FIT_ALL;
+            pthread_mutex_unlock(&g_ctx.lock);
         }
     }
     if (rc == CUZK_OK && dev_eval && !e->gcs)
         rc = cuzk_gpu_cs_load(&e->gcs, p->cs, p->density, err, errlen);
     *gpk = e->gpk;
     *gcs = dev_eval ? e->gcs : NULL;
-    pthread_mutex_unlock(&g_ctx.lock);
+    pthread_mutex_unlock(&g_ctx.load[e->dev]);
     if (rc != CUZK_OK)
         return rc;
     if (!e->provers[w->worker] && (rc = cuzk_gpu_prover_new(&e->provers[w->worker], *gpk, err, errlen)))
@@ -307,7 +319,8 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
 static void *gpu_host_alloc(void *ctx, size_t bytes)
 {
     void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+    /* portable: the engine's pool hands a buffer to whichever device's worker takes the next partition */
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
         cudaGetLastError();
         return NULL;
     }
@@ -343,9 +356,7 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
 
 extern "C" void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed)
 {
-    pthread_mutex_lock(&g_ctx.lock);
     *resident_bytes = keys_on(dev, streamed);
-    pthread_mutex_unlock(&g_ctx.lock);
 }
 
 extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
@@ -354,7 +365,12 @@ extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     static int n_dev;
     pthread_once(&once, [] {
+        pthread_mutex_init(&g_ctx.lock, NULL);
+        for (int d = 0; d < GPU_MAX_DEVICES; d++)
+            pthread_mutex_init(&g_ctx.load[d], NULL);
         n_dev = cuzk_gpu_device_count();
+        if (n_dev > GPU_MAX_DEVICES)
+            n_dev = GPU_MAX_DEVICES;
         b.name = "gpu";
         b.ctx = &g_ctx;
         b.n_devices = n_dev;

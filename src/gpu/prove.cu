@@ -220,7 +220,8 @@ static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned re
         *dst[i] = (void *)src[i];
         if (!bytes[i])
             continue;
-        cudaError_t e = cudaHostRegister(*dst[i], bytes[i], cudaHostRegisterDefault);
+        /* portable: the same host key may be streamed to several devices (one registration serves all) */
+        cudaError_t e = cudaHostRegister(*dst[i], bytes[i], cudaHostRegisterPortable);
         if (e == cudaErrorHostMemoryAlreadyRegistered) { /* pinned by its owner: use it as it is */
             cudaGetLastError();
             continue;
