@@ -40,6 +40,7 @@
 #include "cuzk/ntt.h"
 #include "cuzk/params.h"
 #include "cuzk/prove.h"
+#include "cuzk/porep_synth.h"
 #include "cuzk/setup.h"
 #include "cuzk/verify.h"
 #include "testutil.h"
@@ -272,7 +273,7 @@ static void test_density(bool *dense, const cuzk_csr *m, size_t rows, size_t nv)
             cuzk_fr sum = CUZK_FR_ZERO;
             for (uint64_t q = m->row[j]; q < m->row[j + 1]; q++)
                 if (m->col[q] == m->col[k])
-                    cuzk_fr_add(&sum, &sum, &m->val[q]);
+                    cuzk_fr_add(&sum, &sum, cuzk_csr_coef(m, q));
             if (!cuzk_fr_is_zero(&sum))
                 dense[m->col[k]] = true;
         }
@@ -1035,6 +1036,213 @@ static void test_threads(cuzk_pool *pool)
     circuit_free(&c);
 }
 
+/* ---- a circuit large enough for every parallel split of the setup's scalar work ----------------- */
+
+/* The scalars the setup hands to its fixed-base multiplications, captured in call order (ic, l, a, b_g1,
+ * h in G1; b_g2 in G2) instead of multiplied: the setup's scalar side at a size whose points would take
+ * minutes on the CPU. */
+enum { CAP_G1 = 5 };
+static struct {
+    cuzk_fr *g1[CAP_G1], *g2;
+    size_t n1[CAP_G1], n2;
+    int calls1, calls2;
+} cap;
+
+static int cap_g1(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+{
+    (void)pool;
+    if (cap.calls1 >= CAP_G1 || !(cap.g1[cap.calls1] = malloc(n * sizeof *k)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "capture: G1 call %d", cap.calls1);
+    memcpy(cap.g1[cap.calls1], k, n * sizeof *k);
+    cap.n1[cap.calls1++] = n;
+    memset(out, 0, n * sizeof *out);
+    return CUZK_OK;
+}
+
+static int cap_g2(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+{
+    (void)pool;
+    if (cap.calls2 || !(cap.g2 = malloc(n * sizeof *k)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "capture: G2 call %d", cap.calls2);
+    memcpy(cap.g2, k, n * sizeof *k);
+    cap.n2 = n, cap.calls2++;
+    memset(out, 0, n * sizeof *out);
+    return CUZK_OK;
+}
+
+static void cap_free(void)
+{
+    for (int i = 0; i < CAP_G1; i++)
+        free(cap.g1[i]);
+    free(cap.g2);
+    memset(&cap, 0, sizeof cap);
+}
+
+/* u, v, w by a plain sparse pass over the matrices (every term multiplied), with L_j(tau) = (tau^m - 1)/m · ω^j/(tau - ω^j)
+ * from one inversion each (the setup batches them). */
+static void sparse_qap(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs, const cuzk_fr *tau)
+{
+    unsigned lg;
+    size_t m = domain_of(cs, &lg), nv = cs->n_inputs + cs->n_aux, n = cs->n_constraints + cs->n_inputs;
+    cuzk_fr om, wj = CUZK_FR_ONE, scale, t, *L = malloc(n * sizeof *L);
+    omega_of(&om, lg);
+    fr_pow_u64(&scale, tau, m);
+    cuzk_fr_sub(&scale, &scale, &CUZK_FR_ONE);
+    cuzk_fr_from_u64(&t, m);
+    cuzk_fr_inv(&t, &t);
+    cuzk_fr_mul(&scale, &scale, &t);
+    for (size_t j = 0; j < n; j++) {
+        cuzk_fr_sub(&t, tau, &wj);
+        cuzk_fr_inv(&t, &t);
+        cuzk_fr_mul(&L[j], &wj, &t);
+        cuzk_fr_mul(&L[j], &L[j], &scale);
+        cuzk_fr_mul(&wj, &wj, &om);
+    }
+    const cuzk_csr *mats[3] = {&cs->a, &cs->b, &cs->c};
+    cuzk_fr *outs[3] = {u, v, w};
+    for (int mi = 0; mi < 3; mi++) {
+        for (size_t i = 0; i < nv; i++)
+            outs[mi][i] = CUZK_FR_ZERO;
+        for (size_t j = 0; j < cs->n_constraints; j++)
+            for (uint64_t k = mats[mi]->row[j]; k < mats[mi]->row[j + 1]; k++) {
+                cuzk_fr_mul(&t, cuzk_csr_coef(mats[mi], k), &L[j]);
+                cuzk_fr_add(&outs[mi][mats[mi]->col[k]], &outs[mi][mats[mi]->col[k]], &t);
+            }
+    }
+    for (size_t i = 0; i < cs->n_inputs; i++)
+        cuzk_fr_add(&u[i], &u[i], &L[cs->n_constraints + i]);
+    free(L);
+}
+
+static size_t fr_diff(const cuzk_fr *x, const cuzk_fr *y, size_t n)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += !cuzk_fr_eq(&x[i], &y[i]);
+    return d;
+}
+
+/* The PoRep-shaped circuit at 2^-9 scale (≈ 254 K rows and variables, compact matrices whose coefficients
+ * are mostly ±1): the QAP's column ranges (3 a matrix on 4 threads), the density's row blocks and the query
+ * scalars' variable blocks all split it, and each result must equal this file's plain computation of it;
+ * then unconstrained variables past the last, across a block boundary, must be reported by the lowest. */
+static void test_parallel_scalars(void)
+{
+    const char *what = "parallel scalars";
+    cuzk_porep_shape shape;
+    cuzk_cs cs;
+    char err[256] = "";
+    CHECK(cuzk_porep_shape_scale(&shape, 9, test_rand64() | 1) == CUZK_OK &&
+              cuzk_porep_synth_cs(&cs, &shape, NULL, err, sizeof err) == CUZK_OK,
+          "%s: circuit: %s", what, err);
+    size_t nin = cs.n_inputs, naux = cs.n_aux, nv = nin + naux;
+    cuzk_groth16_toxic tw;
+    random_toxic(&tw);
+    cuzk_fr *u = malloc(nv * sizeof *u), *v = malloc(nv * sizeof *v), *w = malloc(nv * sizeof *w);
+    sparse_qap(u, v, w, &cs, &tw.tau);
+    bool *in_a = malloc(nv), *in_b = malloc(nv);
+    size_t n_a, n_b;
+    expected_counts(&cs, &n_a, &n_b, in_a, in_b);
+    CHECK(cs.a.coef && cs.b.coef && cs.c.coef && nv > 3 * 65536, "%s: %zu variables, compact matrices", what,
+          nv);
+    cuzk_pool *pool = cuzk_pool_new(4);
+
+    cuzk_fr *su = malloc(nv * sizeof *su), *sv = malloc(nv * sizeof *sv), *sw = malloc(nv * sizeof *sw);
+    for (int pass = 0; pass < 2; pass++) {
+        cuzk_pool *p = pass ? pool : NULL;
+        int rc = cuzk_groth16_qap_eval(su, sv, sw, &cs, &tw.tau, p, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: qap_eval: %s", what, err);
+        size_t du = fr_diff(su, u, nv), dv = fr_diff(sv, v, nv), dw = fr_diff(sw, w, nv);
+        CHECK(rc || (du == 0 && dv == 0 && dw == 0), "%s: %d threads: %zu u, %zu v, %zu w of %zu differ", what,
+              p ? cuzk_pool_size(p) : 1, du, dv, dw, nv);
+    }
+    uint64_t *bits[2][3];
+    size_t words[3] = {naux / 64 + 1, nin / 64 + 1, naux / 64 + 1};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 3; i++)
+            bits[pass][i] = calloc(words[i], 8);
+        CHECK(cuzk_cs_density_pool(&cs, bits[pass][0], bits[pass][1], bits[pass][2], pass ? pool : NULL) ==
+                  CUZK_OK,
+              "%s: density", what);
+    }
+    size_t bad_density = 0;
+    for (size_t i = 0; i < nv; i++) {
+        bool a = i < nin || (bits[1][0][(i - nin) / 64] >> ((i - nin) % 64) & 1);
+        bool b = i < nin ? bits[1][1][i / 64] >> (i % 64) & 1 : bits[1][2][(i - nin) / 64] >> ((i - nin) % 64) & 1;
+        bad_density += a != in_a[i] || b != in_b[i];
+    }
+    for (int i = 0; i < 3; i++)
+        bad_density += memcmp(bits[0][i], bits[1][i], words[i] * 8) != 0;
+    CHECK(bad_density == 0, "%s: %zu density bits differ from the plain merge (or between 1 and 4 threads)",
+          what, bad_density);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 3; i++)
+            free(bits[pass][i]);
+
+    /* the query scalars, from the setup itself (points not made: captured) */
+    static const cuzk_setup_accel CAP = {"capture", cap_g1, cap_g2};
+    cuzk_groth16_params pk;
+    int rc = cuzk_groth16_setup_accel(&pk, &cs, &tw, &CAP, pool, err, sizeof err);
+    CHECK(rc == CUZK_OK && cap.calls1 == CAP_G1 && cap.calls2 == 1, "%s: setup: %s (%d + %d calls)", what, err,
+          cap.calls1, cap.calls2);
+    if (rc == CUZK_OK && cap.calls1 == CAP_G1 && cap.calls2 == 1) {
+        unsigned lg;
+        size_t m = domain_of(&cs, &lg), bad_l = 0, bad_a = 0, bad_b = 0, bad_h = 0, ka = 0, kb = 0;
+        CHECK(cap.n1[0] == nin && cap.n1[1] == naux && cap.n1[2] == n_a && cap.n1[3] == n_b &&
+                  cap.n1[4] == m - 1 && cap.n2 == n_b,
+              "%s: segment sizes %zu %zu %zu %zu %zu %zu", what, cap.n1[0], cap.n1[1], cap.n1[2], cap.n1[3],
+              cap.n1[4], cap.n2);
+        cuzk_fr gi, di, s, t;
+        cuzk_fr_inv(&gi, &tw.gamma);
+        cuzk_fr_inv(&di, &tw.delta);
+        for (size_t i = 0; i < nv && cap.n1[2] == n_a && cap.n1[3] == n_b && cap.n2 == n_b; i++) {
+            cuzk_fr_mul(&s, &tw.beta, &u[i]);
+            cuzk_fr_mul(&t, &tw.alpha, &v[i]);
+            cuzk_fr_add(&s, &s, &t);
+            cuzk_fr_add(&s, &s, &w[i]);
+            cuzk_fr_mul(&s, &s, i < nin ? &gi : &di);
+            bad_l += !cuzk_fr_eq(&s, i < nin ? &cap.g1[0][i] : &cap.g1[1][i - nin]);
+            if (in_a[i])
+                bad_a += !cuzk_fr_eq(&u[i], &cap.g1[2][ka++]);
+            if (in_b[i]) {
+                bad_b += !cuzk_fr_eq(&v[i], &cap.g1[3][kb]) || !cuzk_fr_eq(&v[i], &cap.g2[kb]);
+                kb++;
+            }
+        }
+        cuzk_fr zt, p = CUZK_FR_ONE;
+        fr_pow_u64(&zt, &tw.tau, m);
+        cuzk_fr_sub(&zt, &zt, &CUZK_FR_ONE);
+        cuzk_fr_mul(&zt, &zt, &di);
+        for (size_t i = 0; i + 1 < m && cap.n1[4] == m - 1; i++) {
+            cuzk_fr_mul(&s, &p, &zt);
+            bad_h += !cuzk_fr_eq(&s, &cap.g1[4][i]);
+            cuzk_fr_mul(&p, &p, &tw.tau);
+        }
+        CHECK(bad_l == 0 && bad_a == 0 && bad_b == 0 && bad_h == 0,
+              "%s: %zu ic/l, %zu a, %zu b, %zu h scalars differ from the plain ones", what, bad_l, bad_a, bad_b,
+              bad_h);
+        cuzk_groth16_params_free(&pk);
+    }
+    cap_free();
+
+    /* unconstrained variables from nv into the next block of 65,536: the error names the first, nv, whichever
+     * block finishes first */
+    size_t extra = 65536 - nv % 65536 + 1;
+    cs.n_aux += extra;
+    char want[96];
+    snprintf(want, sizeof want, "aux variable %zu (variable %zu) is unconstrained", naux, nv);
+    for (int k = 0; k < 3; k++) {
+        rc = cuzk_groth16_setup_accel(&pk, &cs, &tw, &CAP, pool, err, sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, want) && cap.calls1 == 0, "%s: unconstrained: rc %d \"%s\"", what,
+              rc, err);
+        cap_free();
+    }
+    cs.n_aux -= extra;
+    cuzk_pool_free(pool);
+    cuzk_cs_free(&cs);
+    free(u), free(v), free(w), free(su), free(sv), free(sw), free(in_a), free(in_b);
+}
+
 static bool params_empty(const cuzk_groth16_params *pk)
 {
     return !pk->vk.ic && !pk->h && !pk->l && !pk->a && !pk->b_g1 && !pk->b_g2 && !pk->n_h && !pk->vk.n_ic;
@@ -1286,6 +1494,8 @@ int main(void)
     test_with_prover(pool);
     printf("with the prover: %.2f s\n", now_s() - t0);
     test_threads(pool);
+    test_parallel_scalars();
+    printf("parallel scalars: %.2f s\n", now_s() - t0);
     test_errors();
     test_fixed_base(pool);
     printf("all: %.2f s\n", now_s() - t0);

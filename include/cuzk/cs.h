@@ -102,6 +102,9 @@ int64_t cuzk_cs_check(const cuzk_cs *cs, const cuzk_fr *z, cuzk_pool *pool);
  * one variable in one row are added up first, so a variable whose coefficients cancel is not dense. Any
  * pointer may be NULL to skip that bitmap. Returns CUZK_ENOMEM if a row's scratch cannot be allocated. */
 int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux);
+/* The same on pool's threads (NULL or one thread: on the caller's), in blocks of rows; the bitmaps are
+ * the same whatever the threads. */
+int cuzk_cs_density_pool(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux, cuzk_pool *pool);
 
 /* The set bits among the first n of a bitmap laid out as above (bits past n are not counted). */
 size_t cuzk_cs_density_count(const uint64_t *bits, size_t n);

@@ -1277,8 +1277,13 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
     k->density[0] = calloc(words_aux, sizeof(uint64_t));
     k->density[1] = calloc(words_in, sizeof(uint64_t));
     k->density[2] = calloc(words_aux, sizeof(uint64_t));
-    if (!k->density[0] || !k->density[1] || !k->density[2] ||
-        cuzk_cs_density(cs, k->density[0], k->density[1], k->density[2]) != CUZK_OK) {
+    /* once per key, on a pool of its own (a full PoRep circuit: ≈ 5 s on one thread); serial without one */
+    cuzk_pool *dpool = cuzk_pool_new(e->cfg.eval_threads);
+    rc = k->density[0] && k->density[1] && k->density[2]
+             ? cuzk_cs_density_pool(cs, k->density[0], k->density[1], k->density[2], dpool)
+             : CUZK_ENOMEM;
+    cuzk_pool_free(dpool);
+    if (rc != CUZK_OK) {
         for (int i = 0; i < 3; i++)
             free(k->density[i]);
         free(k);

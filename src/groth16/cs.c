@@ -49,6 +49,7 @@
 
 #define EVAL_ROWS 2048       /* rows per pool task */
 #define DENSITY_SHORT_ROW 32 /* rows up to this length are merged in place */
+#define DENSITY_MIN_ROWS 16384 /* rows of one density task at least */
 #define RANDOM_MAX_TERMS 8   /* terms per row and matrix in cuzk_cs_random */
 
 /* ---- conversion and ownership ------------------------------------------------------- */
@@ -340,23 +341,31 @@ static int term_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Sets bit i of a bitmap; atomically when several tasks mark the same bitmaps at once. */
+static inline void set_bit(uint64_t *bits, size_t i, bool shared)
+{
+    if (shared)
+        __atomic_fetch_or(&bits[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+    else
+        bits[i / 64] |= 1ull << (i % 64);
+}
+
 /* Marks variable v with bitmaps split at n_inputs (inp may be NULL: inputs untracked). */
-static void mark(uint32_t v, size_t n_inputs, uint64_t *inp, uint64_t *aux)
+static void mark(uint32_t v, size_t n_inputs, uint64_t *inp, uint64_t *aux, bool shared)
 {
     if (v < n_inputs) {
         if (inp)
-            inp[v / 64] |= 1ull << (v % 64);
+            set_bit(inp, v, shared);
     } else if (aux) {
-        size_t j = v - n_inputs;
-        aux[j / 64] |= 1ull << (j % 64);
+        set_bit(aux, v - n_inputs, shared);
     }
 }
 
-/* Marks the variables of every row of m whose merged coefficient is non-zero. */
-static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64_t *inp, uint64_t *aux,
-                         term *scratch)
+/* Marks the variables of rows [j0, j1) of m whose merged coefficient is non-zero. */
+static void density_scan(const cuzk_csr *m, size_t j0, size_t j1, size_t n_inputs, uint64_t *inp,
+                         uint64_t *aux, term *scratch, bool shared)
 {
-    for (size_t j = 0; j < rows; j++) {
+    for (size_t j = j0; j < j1; j++) {
         uint64_t lo = m->row[j], hi = m->row[j + 1];
         bool increasing = true;
         for (uint64_t k = lo + 1; k < hi && increasing; k++)
@@ -364,7 +373,7 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
         if (increasing) {
             for (uint64_t k = lo; k < hi; k++)
                 if (!cuzk_fr_is_zero(cuzk_csr_coef(m, k)))
-                    mark(m->col[k], n_inputs, inp, aux);
+                    mark(m->col[k], n_inputs, inp, aux, shared);
         } else if (hi - lo <= DENSITY_SHORT_ROW) {
             /* The first occurrence of each column sums all of its terms. */
             for (uint64_t k = lo; k < hi; k++) {
@@ -378,7 +387,7 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
                     if (m->col[q] == m->col[k])
                         cuzk_fr_add(&sum, &sum, cuzk_csr_coef(m, q));
                 if (!cuzk_fr_is_zero(&sum))
-                    mark(m->col[k], n_inputs, inp, aux);
+                    mark(m->col[k], n_inputs, inp, aux, shared);
             }
         } else {
             size_t n = (size_t)(hi - lo);
@@ -393,7 +402,7 @@ static void density_scan(const cuzk_csr *m, size_t rows, size_t n_inputs, uint64
                 for (; u < n && scratch[u].col == scratch[t].col; u++)
                     cuzk_fr_add(&sum, &sum, &scratch[u].val);
                 if (!cuzk_fr_is_zero(&sum))
-                    mark(scratch[t].col, n_inputs, inp, aux);
+                    mark(scratch[t].col, n_inputs, inp, aux, shared);
                 t = u;
             }
         }
@@ -419,7 +428,40 @@ size_t cuzk_cs_density_count(const uint64_t *bits, size_t n)
     return c;
 }
 
-int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux)
+typedef struct {
+    const cuzk_cs *cs;
+    uint64_t *a_aux, *b_input, *b_aux;
+    size_t blocks; /* row blocks per matrix */
+    uint64_t longest[2];
+    bool shared;
+    atomic_bool oom;
+} density_ctx;
+
+/* Task t scans one block of rows of A (t < blocks) or of B; a row longer than DENSITY_SHORT_ROW with its
+ * columns out of order is merged in scratch of the task's own. */
+static void density_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    density_ctx *x = arg;
+    const cuzk_cs *cs = x->cs;
+    int mat = task < x->blocks ? 0 : 1;
+    size_t b = task - (size_t)mat * x->blocks, rows = cs->n_constraints;
+    size_t j0 = rows * b / x->blocks, j1 = rows * (b + 1) / x->blocks;
+    if (mat == 0 ? !x->a_aux : !x->b_input && !x->b_aux)
+        return;
+    term *scratch = NULL;
+    if (x->longest[mat] > DENSITY_SHORT_ROW && !(scratch = malloc(x->longest[mat] * sizeof *scratch))) {
+        atomic_store(&x->oom, true);
+        return;
+    }
+    if (mat == 0)
+        density_scan(&cs->a, j0, j1, cs->n_inputs, NULL, x->a_aux, scratch, x->shared);
+    else
+        density_scan(&cs->b, j0, j1, cs->n_inputs, x->b_input, x->b_aux, scratch, x->shared);
+    free(scratch);
+}
+
+int cuzk_cs_density_pool(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux, cuzk_pool *pool)
 {
     size_t wi = (cs->n_inputs + 63) / 64, wa = (cs->n_aux + 63) / 64;
     if (a_aux)
@@ -428,17 +470,28 @@ int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint6
         memset(b_input, 0, wi * sizeof *b_input);
     if (b_aux)
         memset(b_aux, 0, wa * sizeof *b_aux);
-    uint64_t la = longest_row(&cs->a, cs->n_constraints), lb = longest_row(&cs->b, cs->n_constraints);
-    uint64_t longest = la > lb ? la : lb;
-    term *scratch = NULL;
-    if (longest > DENSITY_SHORT_ROW && !(scratch = malloc(longest * sizeof *scratch)))
-        return CUZK_ENOMEM;
-    if (a_aux)
-        density_scan(&cs->a, cs->n_constraints, cs->n_inputs, NULL, a_aux, scratch);
-    if (b_input || b_aux)
-        density_scan(&cs->b, cs->n_constraints, cs->n_inputs, b_input, b_aux, scratch);
-    free(scratch);
-    return CUZK_OK;
+    int threads = pool ? cuzk_pool_size(pool) : 1;
+    density_ctx x = {.cs = cs, .a_aux = a_aux, .b_input = b_input, .b_aux = b_aux};
+    /* a few blocks a thread (rows differ in length), none below DENSITY_MIN_ROWS rows */
+    size_t blocks = threads > 1 ? (size_t)threads * 4 : 1;
+    if (blocks > 1 && cs->n_constraints / blocks < DENSITY_MIN_ROWS)
+        blocks = cs->n_constraints / DENSITY_MIN_ROWS > 1 ? cs->n_constraints / DENSITY_MIN_ROWS : 1;
+    x.blocks = blocks;
+    x.shared = blocks > 1;
+    x.longest[0] = longest_row(&cs->a, cs->n_constraints);
+    x.longest[1] = longest_row(&cs->b, cs->n_constraints);
+    atomic_init(&x.oom, false);
+    if (blocks > 1)
+        cuzk_pool_run(pool, 2 * blocks, density_task, &x);
+    else
+        for (size_t t = 0; t < 2; t++)
+            density_task(&x, t, 0);
+    return atomic_load(&x.oom) ? CUZK_ENOMEM : CUZK_OK;
+}
+
+int cuzk_cs_density(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, uint64_t *b_aux)
+{
+    return cuzk_cs_density_pool(cs, a_aux, b_input, b_aux, NULL);
 }
 
 /* ---- random circuits ------------------------------------------------------------------ */

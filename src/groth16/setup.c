@@ -10,10 +10,13 @@
  * so all n of them cost one batch inversion (one field inversion per block of
  * rows, blocks in parallel). A variable's polynomial is the sum of its column
  * entries times the L_j of their rows, so one pass over each CSR matrix yields
- * u = A(tau), v = B(tau), w = C(tau) for every variable (A, B and C are three
- * independent tasks; each accumulates in row order, so the result does not
- * depend on the thread count). The query scalars follow from u, v, w and the
- * toxic waste in O(variables + m).
+ * u = A(tau), v = B(tau), w = C(tau) for every variable. The passes run as
+ * tasks of (matrix, range of columns): each reads its whole matrix and adds
+ * only its own columns' terms, so no two tasks write the same value and field
+ * sums are exact, so the result does not depend on the thread count; a
+ * coefficient of ±1 (most of them, in compact matrices) is an addition or a
+ * subtraction instead of a product. The query scalars follow from u, v, w and
+ * the toxic waste in O(variables + m), in parallel blocks of variables.
  *
  * Points: every query point is [k]G for one of the two fixed generators, so
  * the setup is a batch of fixed-base multiplications. Scalars are recoded into
@@ -48,6 +51,7 @@
  * also refuses), is an error, because .params files cannot hold the identity.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -59,6 +63,8 @@
 #define SETUP_MAX_LG 31      /* bellperson's domain limit: 2^k with k < 32 */
 #define SETUP_ROW_BLOCK 4096 /* rows per Lagrange task (one inversion each) */
 #define SETUP_H_BLOCK 8192   /* powers of tau per task */
+#define SETUP_COL_MIN 65536  /* columns per QAP column task at least */
+#define SETUP_VAR_BLOCK 65536 /* variables per query-scalar task */
 #define FB_CHUNK 512         /* points per fixed-base task (one inversion per window) */
 #define FB_BUILD_BLOCK 1024  /* table entries per build task */
 #define FB_MIN_C 2
@@ -177,7 +183,11 @@ typedef struct {
     cuzk_fr *lag;              /* L_j(tau), j < nrows */
     cuzk_fr *scratch;          /* 2 * SETUP_ROW_BLOCK per worker */
     cuzk_fr *out[3];           /* u, v, w */
+    size_t parts;              /* column ranges per matrix */
+    uint8_t *kind[3];          /* compact matrices: coefficient index -> COEF_ONE, COEF_MINUS_ONE or 0 */
 } qap_ctx;
+
+enum { COEF_ONE = 1, COEF_MINUS_ONE = 2 };
 
 static void lagrange_task(void *arg, size_t task, int worker)
 {
@@ -200,22 +210,53 @@ static void lagrange_task(void *arg, size_t task, int worker)
     }
 }
 
-/* Task t accumulates matrix t (A, B, C) column by column into out[t]. */
+/* The kind of each entry of a compact matrix's coefficient table (NULL for a plain matrix, or when out of
+ * memory: every term is then multiplied). */
+static uint8_t *coef_kinds(const cuzk_csr *M)
+{
+    if (M->val || !M->coef || !M->n_coef)
+        return NULL;
+    uint8_t *k = malloc(M->n_coef);
+    if (!k)
+        return NULL;
+    cuzk_fr minus_one;
+    cuzk_fr_neg(&minus_one, &CUZK_FR_ONE);
+    for (uint32_t i = 0; i < M->n_coef; i++)
+        k[i] = cuzk_fr_eq(&M->coef[i], &CUZK_FR_ONE)  ? COEF_ONE
+               : cuzk_fr_eq(&M->coef[i], &minus_one) ? COEF_MINUS_ONE
+                                                     : 0;
+    return k;
+}
+
+/* Task t accumulates matrix t / parts (A, B, C) into out[] for the columns of range t % parts. */
 static void column_task(void *arg, size_t task, int worker)
 {
     qap_ctx *x = arg;
     const cuzk_cs *cs = x->cs;
-    const cuzk_csr *M = task == 0 ? &cs->a : task == 1 ? &cs->b : &cs->c;
-    cuzk_fr *out = x->out[task], t;
-    memset(out, 0, (cs->n_inputs + cs->n_aux) * sizeof *out);
+    size_t mat = task / x->parts, part = task % x->parts, nv = cs->n_inputs + cs->n_aux;
+    uint64_t lo = (uint64_t)nv * part / x->parts, span = (uint64_t)nv * (part + 1) / x->parts - lo;
+    const cuzk_csr *M = mat == 0 ? &cs->a : mat == 1 ? &cs->b : &cs->c;
+    const uint8_t *kind = x->kind[mat];
+    cuzk_fr *out = x->out[mat] + lo, t;
+    memset(out, 0, span * sizeof *out);
     for (size_t j = 0; j < cs->n_constraints; j++)
         for (uint64_t k = M->row[j]; k < M->row[j + 1]; k++) {
-            cuzk_fr_mul(&t, cuzk_csr_coef(M, k), &x->lag[j]);
-            cuzk_fr_add(&out[M->col[k]], &out[M->col[k]], &t);
+            uint64_t c = (uint64_t)M->col[k] - lo; /* wraps for a column below the range */
+            if (c >= span)
+                continue;
+            int kd = kind ? kind[M->idx8 ? M->idx8[k] : M->idx16[k]] : 0;
+            if (kd == COEF_ONE)
+                cuzk_fr_add(&out[c], &out[c], &x->lag[j]);
+            else if (kd == COEF_MINUS_ONE)
+                cuzk_fr_sub(&out[c], &out[c], &x->lag[j]);
+            else {
+                cuzk_fr_mul(&t, cuzk_csr_coef(M, k), &x->lag[j]);
+                cuzk_fr_add(&out[c], &out[c], &t);
+            }
         }
-    if (task == 0) /* the input rows z_i · 0 = 0 */
-        for (size_t i = 0; i < cs->n_inputs; i++)
-            cuzk_fr_add(&out[i], &out[i], &x->lag[cs->n_constraints + i]);
+    if (mat == 0) /* the input rows z_i · 0 = 0 */
+        for (uint64_t i = lo; i < lo + span && i < cs->n_inputs; i++)
+            cuzk_fr_add(&out[i - lo], &out[i - lo], &x->lag[cs->n_constraints + i]);
 }
 
 /* The work of cuzk_groth16_qap_eval once cs has been checked. */
@@ -247,7 +288,15 @@ static int qap_eval(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs, const
         goto out;
     }
     cuzk_pool_run(pool, (x.nrows + SETUP_ROW_BLOCK - 1) / SETUP_ROW_BLOCK, lagrange_task, &x);
-    cuzk_pool_run(pool, 3, column_task, &x);
+    /* every thread on every matrix: a range of columns each (the three matrices alone are three tasks) */
+    size_t nv = cs->n_inputs + cs->n_aux;
+    x.parts = nthreads > 1 ? nthreads : 1;
+    if (x.parts > 1 && nv / x.parts < SETUP_COL_MIN)
+        x.parts = nv / SETUP_COL_MIN > 1 ? nv / SETUP_COL_MIN : 1;
+    x.kind[0] = coef_kinds(&cs->a), x.kind[1] = coef_kinds(&cs->b), x.kind[2] = coef_kinds(&cs->c);
+    cuzk_pool_run(pool, 3 * x.parts, column_task, &x);
+    for (int i = 0; i < 3; i++)
+        free(x.kind[i]);
 out:
     free(x.lag);
     free(x.scratch);
@@ -556,42 +605,94 @@ static void h_task(void *arg, size_t task, int worker)
     }
 }
 
-/* The query scalars from u, v, w (overwritten): w becomes the ic and l scalars, u and v are compacted
- * to the A and B queries. Fails when a point that must be stored would be the identity. */
+typedef struct {
+    cuzk_fr *u, *v, *w;
+    size_t nin, nv;
+    const uint64_t *a_aux, *b_in, *b_aux;
+    cuzk_fr alpha, beta, gamma_inv, delta_inv;
+    _Atomic uint64_t first_bad; /* the lowest variable that fails (bad_kind), UINT64_MAX: none */
+} query_ctx;
+
+enum { BAD_A = 1, BAD_B, BAD_L }; /* a variable's A or B polynomial vanishes at tau; its l point would be O */
+
+static bool in_a_query(const query_ctx *x, size_t i)
+{
+    return i < x->nin || bit_get(x->a_aux, i - x->nin);
+}
+
+static bool in_b_query(const query_ctx *x, size_t i)
+{
+    return i < x->nin ? bit_get(x->b_in, i) : bit_get(x->b_aux, i - x->nin);
+}
+
+/* Why variable i fails, or 0; w[i] is its ic / l scalar afterwards when it does not. */
+static int query_one(query_ctx *x, size_t i)
+{
+    bool in_a = in_a_query(x, i), in_b = in_b_query(x, i);
+    if (in_a && cuzk_fr_is_zero(&x->u[i]))
+        return BAD_A;
+    if (in_b && cuzk_fr_is_zero(&x->v[i]))
+        return BAD_B;
+    cuzk_fr t;
+    cuzk_fr_mul(&t, &x->beta, &x->u[i]);
+    cuzk_fr_add(&x->w[i], &x->w[i], &t);
+    cuzk_fr_mul(&t, &x->alpha, &x->v[i]);
+    cuzk_fr_add(&x->w[i], &x->w[i], &t);
+    if (cuzk_fr_is_zero(&x->w[i]))
+        return BAD_L;
+    cuzk_fr_mul(&x->w[i], &x->w[i], i < x->nin ? &x->gamma_inv : &x->delta_inv);
+    return 0;
+}
+
+static void query_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    query_ctx *x = arg;
+    size_t lo = task * SETUP_VAR_BLOCK, hi = lo + SETUP_VAR_BLOCK < x->nv ? lo + SETUP_VAR_BLOCK : x->nv;
+    for (size_t i = lo; i < hi; i++)
+        if (query_one(x, i)) {
+            uint64_t seen = atomic_load(&x->first_bad);
+            while (i < seen && !atomic_compare_exchange_weak(&x->first_bad, &seen, i))
+                ;
+            return;
+        }
+}
+
+/* The query scalars from u, v, w (overwritten), in parallel blocks of variables: w becomes the ic and l
+ * scalars, then u and v are compacted to the A and B queries (in place, in order: one pass). Fails, naming
+ * the lowest such variable, when a point that must be stored would be the identity. */
 static int query_scalars(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
                          const uint64_t *a_aux, const uint64_t *b_in, const uint64_t *b_aux, size_t *n_a,
-                         size_t *n_b, char *err, size_t errlen)
+                         size_t *n_b, cuzk_pool *pool, char *err, size_t errlen)
 {
-    size_t nin = cs->n_inputs, nv = nin + cs->n_aux;
-    cuzk_fr gamma_inv, delta_inv, t;
-    cuzk_fr_inv(&gamma_inv, &tw->gamma);
-    cuzk_fr_inv(&delta_inv, &tw->delta);
-    size_t ka = 0, kb = 0;
-    for (size_t i = 0; i < nv; i++) {
-        bool in_a = i < nin || bit_get(a_aux, i - nin);
-        bool in_b = i < nin ? bit_get(b_in, i) : bit_get(b_aux, i - nin);
-        if ((in_a && cuzk_fr_is_zero(&u[i])) || (in_b && cuzk_fr_is_zero(&v[i])))
+    query_ctx x = {.u = u, .v = v, .w = w, .nin = cs->n_inputs, .nv = cs->n_inputs + cs->n_aux,
+                   .a_aux = a_aux, .b_in = b_in, .b_aux = b_aux, .alpha = tw->alpha, .beta = tw->beta};
+    cuzk_fr_inv(&x.gamma_inv, &tw->gamma);
+    cuzk_fr_inv(&x.delta_inv, &tw->delta);
+    atomic_init(&x.first_bad, UINT64_MAX);
+    cuzk_pool_run(pool, (x.nv + SETUP_VAR_BLOCK - 1) / SETUP_VAR_BLOCK, query_task, &x);
+    uint64_t bad = atomic_load(&x.first_bad);
+    if (bad != UINT64_MAX) {
+        size_t i = (size_t)bad;
+        /* its block stopped at it, before changing w[i] only if the A and B checks passed */
+        bool a_zero = in_a_query(&x, i) && cuzk_fr_is_zero(&u[i]);
+        bool b_zero = in_b_query(&x, i) && cuzk_fr_is_zero(&v[i]);
+        if (a_zero || b_zero)
             return cuzk_fail(err, errlen, CUZK_EINVAL,
                              "setup: variable %zu is in the %s query but its polynomial vanishes at tau", i,
-                             in_a && cuzk_fr_is_zero(&u[i]) ? "A" : "B");
-        cuzk_fr_mul(&t, &tw->beta, &u[i]);
-        cuzk_fr_add(&w[i], &w[i], &t);
-        cuzk_fr_mul(&t, &tw->alpha, &v[i]);
-        cuzk_fr_add(&w[i], &w[i], &t);
-        if (cuzk_fr_is_zero(&w[i])) {
-            if (i < nin)
-                return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: input %zu would have an identity ic point",
-                                 i);
-            return cuzk_fail(
-                err, errlen, CUZK_EINVAL,
-                "setup: aux variable %zu (variable %zu) is unconstrained: its l point would be the "
-                "identity, which .params cannot hold",
-                i - nin, i);
-        }
-        cuzk_fr_mul(&w[i], &w[i], i < nin ? &gamma_inv : &delta_inv);
-        if (in_a)
+                             a_zero ? "A" : "B");
+        if (i < x.nin)
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: input %zu would have an identity ic point", i);
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "setup: aux variable %zu (variable %zu) is unconstrained: its l point would be the "
+                         "identity, which .params cannot hold",
+                         i - x.nin, i);
+    }
+    size_t ka = 0, kb = 0;
+    for (size_t i = 0; i < x.nv; i++) {
+        if (in_a_query(&x, i))
             u[ka++] = u[i];
-        if (in_b)
+        if (in_b_query(&x, i))
             v[kb++] = v[i];
     }
     *n_a = ka;
@@ -676,12 +777,12 @@ int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const 
     }
     if ((rc = qap_eval(u, v, w, cs, &tw->tau, lg, pool, err, errlen)))
         goto out;
-    if (cuzk_cs_density(cs, a_aux, b_in, b_aux)) {
+    if (cuzk_cs_density_pool(cs, a_aux, b_in, b_aux, pool)) {
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "setup: out of memory for the density scan");
         goto out;
     }
     size_t n_a = 0, n_b = 0;
-    if ((rc = query_scalars(u, v, w, cs, tw, a_aux, b_in, b_aux, &n_a, &n_b, err, errlen)))
+    if ((rc = query_scalars(u, v, w, cs, tw, a_aux, b_in, b_aux, &n_a, &n_b, pool, err, errlen)))
         goto out;
 
     h_ctx hx = {.hs = hs, .n = m - 1, .tau = tw->tau};
