@@ -13,10 +13,14 @@
  * selected by the sign (one addition in the code, not two: see
  * docs/design/014), XYZZ accumulator, Jacobian out.
  *
- * Host: chunks of FB_CHUNK scalars go up, Jacobian points come down, and the
- * pool converts them to affine by blocks (cuzk_*_batch_to_affine: one
- * inversion per block; the identity becomes the all-zero affine point, as on
- * the CPU path).
+ * Host: chunks of FB_CHUNK scalars go up, Jacobian points come down into one
+ * of two page-locked buffers, and the pool converts them to affine by blocks
+ * (cuzk_*_batch_to_affine: one inversion per block; the identity becomes the
+ * all-zero affine point, as on the CPU path) while the device multiplies and
+ * copies down the next chunk. The scalars' upload from pageable memory waits
+ * for the stream, so chunk i + 1 goes up once chunk i is down, and is then
+ * multiplied and copied down beside the host's conversion of chunk i.
+ * CUZK_GPU_SETUP_CHUNK (points) makes the chunks smaller, for tests.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -25,7 +29,7 @@
 #include "cuzk/gpu_setup.h"
 #include "gpu/msm_impl.cuh"
 
-#define FB_CHUNK ((size_t)1 << 22)
+#define FB_CHUNK ((size_t)1 << 22) /* points per chunk (CUZK_GPU_SETUP_CHUNK: fewer) */
 /* A failed CUDA call: the status and message, then the common exit that frees everything. */
 #define CUG(call, what)                                                                                      \
     do {                                                                                                     \
@@ -109,6 +113,34 @@ template <class F> static void fb_conv_task(void *arg, size_t task, int worker)
     fb_host<F>::batch(x->out + lo, x->in + lo, cnt, x->scratch + (size_t)worker * FB_BLOCK);
 }
 
+/* Points per chunk: FB_CHUNK, or fewer from CUZK_GPU_SETUP_CHUNK (tests). */
+static size_t fb_chunk(void)
+{
+    const char *s = getenv("CUZK_GPU_SETUP_CHUNK");
+    unsigned long long v = s && *s ? strtoull(s, NULL, 10) : 0;
+    return v >= 1 && v < FB_CHUNK ? (size_t)v : FB_CHUNK;
+}
+
+/* Chunk i of the n scalars k on st: up (from pageable memory: the stream is waited for first), multiplied,
+ * its Jacobian points down into host, then `down` recorded. */
+template <class F>
+static cudaError_t fb_issue(const ec_affine<F> *table, unsigned c, unsigned W, const cuzk_fr *k, size_t n,
+                            size_t chunk, size_t i, fr_t *d_k, ec_jac<F> *d_out, typename fb_host<F>::J *host,
+                            cudaEvent_t down, cudaStream_t st)
+{
+    size_t lo = i * chunk, cnt = n - lo < chunk ? n - lo : chunk;
+    cudaError_t e = cudaMemcpyAsync(d_k, k + lo, cnt * sizeof(fr_t), cudaMemcpyHostToDevice, st);
+    if (e != cudaSuccess)
+        return e;
+    k_fixed_base<F><<<grid_for(cnt), MSM_THREADS, 0, st>>>(table, c, W, d_k, cnt, d_out);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    if ((e = cudaMemcpyAsync(host, d_out, cnt * sizeof(typename fb_host<F>::J), cudaMemcpyDeviceToHost, st)) !=
+        cudaSuccess)
+        return e;
+    return cudaEventRecord(down, st);
+}
+
 template <class F>
 static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
                           size_t errlen)
@@ -121,7 +153,7 @@ static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t 
     if (!out || !k)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu setup: missing scalars or output");
     const unsigned c = H::C, W = msm_windows(c);
-    const size_t nent = (size_t)1 << (c - 1), chunk = n < FB_CHUNK ? n : FB_CHUNK;
+    const size_t nent = (size_t)1 << (c - 1), chunk = n < fb_chunk() ? n : fb_chunk();
     int nthreads = cuzk_pool_size(pool);
     if (nthreads < 1)
         nthreads = 1;
@@ -129,7 +161,10 @@ static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t 
     /* host table: row j = d·B_j for d = 1..nent, B_j = 2^(cj) G */
     J *tj = (J *)malloc((size_t)W * nent * sizeof(J));
     A *ta = (A *)malloc((size_t)W * nent * sizeof(A));
-    J *hj = NULL;
+    J *hj[2] = {NULL, NULL};
+    bool pinned[2] = {false, false};
+    cudaStream_t st = NULL;
+    cudaEvent_t down[2] = {NULL, NULL};
     typename H::FE *scr = (typename H::FE *)malloc((size_t)W * nent * sizeof(typename H::FE));
     ec_affine<F> *d_table = NULL;
     fr_t *d_k = NULL;
@@ -156,25 +191,52 @@ static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t 
     tj = NULL;
     free(scr);
     scr = (typename H::FE *)malloc((size_t)nthreads * FB_BLOCK * sizeof(typename H::FE));
-    hj = (J *)malloc(chunk * sizeof(J));
-    if (!scr || !hj) {
+    if (!scr) {
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu setup: out of memory for a %zu-point chunk", chunk);
         goto out;
     }
+    for (int b = 0; b < 2; b++) { /* page-locked when possible (the copy down is then asynchronous) */
+        if (cudaMallocHost((void **)&hj[b], chunk * sizeof(J)) == cudaSuccess) {
+            pinned[b] = true;
+            continue;
+        }
+        cudaGetLastError();
+        if (!(hj[b] = (J *)malloc(chunk * sizeof(J)))) {
+            rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu setup: out of memory for a %zu-point chunk", chunk);
+            goto out;
+        }
+    }
+    CUG(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (int b = 0; b < 2; b++)
+        CUG(cudaEventCreateWithFlags(&down[b], cudaEventDisableTiming), "cudaEventCreate");
     CUG(cudaMalloc(&d_table, (size_t)W * nent * sizeof(A)), "cudaMalloc (table)");
     CUG(cudaMalloc(&d_k, chunk * sizeof(fr_t)), "cudaMalloc (scalars)");
     CUG(cudaMalloc(&d_out, chunk * sizeof(J)), "cudaMalloc (points)");
     CUG(cudaMemcpy(d_table, ta, (size_t)W * nent * sizeof(A), cudaMemcpyHostToDevice), "cudaMemcpy (table)");
-    for (size_t lo = 0; lo < n; lo += chunk) {
-        size_t cnt = n - lo < chunk ? n - lo : chunk;
-        CUG(cudaMemcpy(d_k, k + lo, cnt * sizeof(fr_t), cudaMemcpyHostToDevice), "cudaMemcpy (scalars)");
-        k_fixed_base<F><<<grid_for(cnt), MSM_THREADS>>>(d_table, c, W, d_k, cnt, d_out);
-        CUG(cudaGetLastError(), "k_fixed_base launch");
-        CUG(cudaMemcpy(hj, d_out, cnt * sizeof(J), cudaMemcpyDeviceToHost), "cudaMemcpy (points)");
-        fb_conv_ctx<F> cx = {out + lo, hj, cnt, scr};
+    CUG(fb_issue<F>(d_table, c, W, k, n, chunk, 0, d_k, d_out, hj[0], down[0], st), "chunk 0 (up, multiply, down)");
+    for (size_t i = 0, nchunks = (n + chunk - 1) / chunk; i < nchunks; i++) {
+        /* chunk i + 1 into the other buffer, whose points were converted in the previous round */
+        if (i + 1 < nchunks)
+            CUG(fb_issue<F>(d_table, c, W, k, n, chunk, i + 1, d_k, d_out, hj[(i + 1) & 1], down[(i + 1) & 1], st),
+                "a chunk (up, multiply, down)");
+        CUG(cudaEventSynchronize(down[i & 1]), "chunk down");
+        size_t lo = i * chunk, cnt = n - lo < chunk ? n - lo : chunk;
+        fb_conv_ctx<F> cx = {out + lo, hj[i & 1], cnt, scr};
         cuzk_pool_run(pool, (cnt + FB_BLOCK - 1) / FB_BLOCK, fb_conv_task<F>, &cx);
     }
 out:
+    if (st)
+        cudaStreamSynchronize(st); /* nothing in flight reads or writes what is freed below */
+    for (int b = 0; b < 2; b++) {
+        if (down[b])
+            cudaEventDestroy(down[b]);
+        if (pinned[b])
+            cudaFreeHost(hj[b]);
+        else
+            free(hj[b]);
+    }
+    if (st)
+        cudaStreamDestroy(st);
     if (d_table)
         cudaFree(d_table);
     if (d_k)
@@ -184,7 +246,6 @@ out:
     free(tj);
     free(ta);
     free(scr);
-    free(hj);
     return rc;
 }
 
