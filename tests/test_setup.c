@@ -1439,8 +1439,59 @@ static void test_fixed_base(cuzk_pool *pool)
 
 /* ---- timing mode ------------------------------------------------------------------------------ */
 
+static int nop_g1(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+{
+    (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
+    return CUZK_OK;
+}
+
+static int nop_g2(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+{
+    (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
+    return CUZK_OK;
+}
+
+/* CUZK_SETUP_BENCH=porep:K[:THREADS]: the setup's scalar side (everything but the fixed-base points, which
+ * an accelerator does not make here) on the PoRep-shaped circuit at 2^-K scale, best of three. */
+static int bench_porep_scalars(unsigned k, int threads)
+{
+    cuzk_porep_shape shape;
+    cuzk_cs cs;
+    char err[256] = "";
+    cuzk_pool *pool = cuzk_pool_new(threads);
+    if (cuzk_porep_shape_scale(&shape, k, 1) || cuzk_porep_synth_cs(&cs, &shape, pool, err, sizeof err)) {
+        fprintf(stderr, "bench: PoRep shape 2^-%u: %s\n", k, err);
+        cuzk_pool_free(pool);
+        return 1;
+    }
+    static const cuzk_setup_accel NOP = {"none", nop_g1, nop_g2};
+    cuzk_groth16_toxic tw;
+    random_toxic(&tw);
+    double best = 1e30;
+    int rc = CUZK_OK;
+    for (int r = 0; r < 3 && rc == CUZK_OK; r++) {
+        cuzk_groth16_params pk;
+        double t0 = now_s();
+        rc = cuzk_groth16_setup_accel(&pk, &cs, &tw, &NOP, pool, err, sizeof err);
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+        if (rc == CUZK_OK)
+            cuzk_groth16_params_free(&pk);
+    }
+    printf("bench: PoRep-shaped 2^-%u (%zu rows, %zu aux), %d threads: setup without its points %.3f s "
+           "(best of 3)%s%s\n",
+           k, cs.n_constraints + cs.n_inputs, cs.n_aux, cuzk_pool_size(pool), best, rc ? ": " : "", rc ? err : "");
+    cuzk_cs_free(&cs);
+    cuzk_pool_free(pool);
+    return rc ? 1 : 0;
+}
+
 static int bench(const char *spec)
 {
+    if (!strncmp(spec, "porep:", 6)) {
+        const char *colon = strchr(spec + 6, ':');
+        return bench_porep_scalars((unsigned)atoi(spec + 6), colon ? atoi(colon + 1) : 0);
+    }
     unsigned lg = (unsigned)atoi(spec);
     const char *colon = strchr(spec, ':');
     int threads = colon ? atoi(colon + 1) : 0;
