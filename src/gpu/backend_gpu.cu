@@ -170,12 +170,16 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     if (key_fit_plan(in, mask) != KEY_FIT_NONE)
         return CUZK_OK;
     const double G = 1073741824.0;
+    char others[160] = "";
+    if (on || streamed) /* each key has its own provers: a second large circuit on one device rarely fits */
+        snprintf(others, sizeof others, "; the other keys on the device hold %.2f GiB (%u streamed) and their "
+                 "workers' provers", on / G, streamed);
     return cuzk_fail(
         err, errlen, CUZK_ENOMEM,
-        "device %d: %.2f GiB free; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
+        "device %d: %.2f GiB free%s; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
         "worker%s (key %.2f, circuit %.2f, a worker's prover %.2f + staging %.2f): use fewer GPU "
-        "workers or host evaluation",
-        e->dev, free_b / G, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
+        "workers, host evaluation, or a daemon of its own on other devices for this circuit (--device-ids)",
+        e->dev, free_b / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
         in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G, in->circuit / G, in->prover / G,
         2.0 * key_fit_stage(in, 0) / G);
 }
