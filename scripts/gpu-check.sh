@@ -6,7 +6,7 @@
 #     steps (default: all): ec ntt msm prove engine setup cli bench-ntt bench-msm bench-prove bench-setup
 #                           bench-engine (bench-porep, bench-sweep: only when named)
 #       ec           device Fp/Fp2/G1/G2 arithmetic against the CPU library, plus its rates
-#       ntt          every NTT mode at 2^1..2^20, and 2^24, 2^27, against the CPU
+#       ntt          every NTT mode at 2^1..2^20, and 2^24, 2^27 (NTT_CHECK_LG), against the CPU
 #       msm          G1/G2 MSM against the CPU MSM and a closed form, many shapes and windows
 #       prove        GPU proofs byte-identical to CPU proofs, verified (host and device evaluation)
 #       engine       the proving engine on the CUDA backend: proofs equal the CPU's, cancel, budget
@@ -14,7 +14,7 @@
 #       cli          `cuzk prove-params --device gpu`, `cuzk prove --device gpu` (snarkjs), cuzkd on the
 #                    GPU backend (key resident, then streamed by key_vram) and `cuzk-bench --backend gpu`
 #                    on small inputs
-#       bench-ntt    NTT times at 2^24, 2^27
+#       bench-ntt    NTT times at 2^24, 2^27 (NTT_BENCH_LG, e.g. "27 28")
 #       bench-msm    MSM times: G1 at $MSM_SIZES (default 20 24 26 27), G2 at 2^24; with $MSM_C_LG set,
 #                    also G1 at 2^MSM_C_LG - 1 and 2^MSM_C_LG scalars: the default window, then every c
 #                    from max(4, MSM_C_LG - 10) to 20 with work items and (from 2^22) the batch-affine tree;
@@ -144,7 +144,8 @@ else
 fi
 
 has ec && run ec "$bdir/test_gpu_ec"
-has ntt && run ntt "$bdir/test_gpu_ntt" check 24 27
+# shellcheck disable=SC2086
+has ntt && run ntt "$bdir/test_gpu_ntt" check ${NTT_CHECK_LG:-24 27}
 has msm && run msm "$bdir/test_gpu_msm" check
 has prove && run prove "$bdir/test_gpu_prove" check
 has engine && run engine "$bdir/test_gpu_engine" 14
@@ -185,7 +186,8 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu,memory.used \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
-    has bench-ntt && run bench-ntt "$bdir/test_gpu_ntt" bench 24 27
+    # shellcheck disable=SC2086
+    has bench-ntt && run bench-ntt "$bdir/test_gpu_ntt" bench ${NTT_BENCH_LG:-24 27}
     # shellcheck disable=SC2086
     has bench-msm && run bench-msm "$bdir/test_gpu_msm" bench ${MSM_SIZES:-20 24 26 27}
     has bench-msm && [ -n "${MSM_C_LG:-}" ] && run bench-msm-c "$bdir/test_gpu_msm" bench-c "$MSM_C_LG"
