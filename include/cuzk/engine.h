@@ -92,7 +92,6 @@ typedef struct cuzk_engine_part {
     size_t n_abc;
     bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
     uint64_t key_vram;        /* config.key_vram: device bytes for resident keys per device, 0 = what fits */
-    int dev_workers;          /* config.gpu_workers: the GPU workers of a device (each has its own prover) */
     cuzk_fr r, s;             /* the proof's randomness */
     cuzk_groth16_proof proof; /* written by device or post */
     void *pending;            /* the backend's own state from pre/device to post (the backend frees it) */

@@ -706,7 +706,6 @@ static void synth_one(synth_worker *w, slot *s)
     s->p.c = c;
     s->p.check = dev_eval && !(e->cfg.flags & CUZK_ENGINE_NO_CHECK);
     s->p.key_vram = e->cfg.key_vram;
-    s->p.dev_workers = e->cfg.gpu_workers;
     pthread_mutex_lock(&e->mu);
     j->synth_us += t1 - t0;
     while (j->state == J_ACTIVE && e->gpu_q_len == e->cfg.queue_depth)

@@ -3,19 +3,23 @@
  *
  * Device state lives at two levels. Per (proving key, device): the resident
  * key (cuzk_gpu_pk, uploaded on the first partition of that key on that
- * device) and one cuzk_gpu_prover per GPU worker of the device, created on
- * the worker's first partition of the key and reused after. At that first
- * load the key's vectors are planned (key_fit.h): all resident when they fit
- * beside the circuit and the device's provers and within key_vram, else the
- * most bytes of them that do, the rest streamed from page-locked host memory
- * (cuzk_gpu_pk_load_mixed), else refused with the sizes.
- * Both are kept in the backend's table until the engine drops the key
- * (key_free), which frees them. The table's lock is taken to find, add or
- * drop an entry and to read or set a loaded key's sizes, never around a load:
- * a key's first load on a device (its plan, the uploads) holds that device's
- * load lock, so devices load their keys side by side while two loads on one
- * device (two workers, two keys) plan one after the other against what the
- * other left. Per worker: its device and its CPU pool.
+ * device) and, with device evaluation, its circuit; both kept in the
+ * backend's table until the engine drops the key (key_free). Per GPU worker:
+ * its device, its CPU pool and one cuzk_gpu_prover, bound to the key of the
+ * partition in hand (cuzk_gpu_prover_bind) and made for the largest shape of
+ * the keys planned on its device, so several circuits share a device's
+ * provers instead of bringing their own (a full PoRep prover is ≈ 32 GiB).
+ * At a key's first load on a device its vectors are planned (key_fit.h): all
+ * resident when they fit beside its circuit, the provers' growth to its shape
+ * and what earlier plans promised to provers not yet made, and within
+ * key_vram; else the most bytes of them that do, the rest streamed from
+ * page-locked host memory (cuzk_gpu_pk_load_mixed); else refused with the
+ * sizes. A device left with no key frees its workers' provers. The table's
+ * lock is taken to find, add or drop an entry and to read or set a loaded
+ * key's sizes, never around a load: a key's first load on a device (its plan,
+ * the uploads) and every prover bind hold that device's load lock, so devices
+ * load their keys side by side while two loads on one device (two workers,
+ * two keys) plan one after the other against what the other left.
  *
  * Phases: `pre` (outside the device lock), with device evaluation, loads what
  * is missing and copies the partition's z into the worker's prover
@@ -59,20 +63,26 @@ typedef struct key_entry {
     size_t resident;                           /* gpk's device bytes (its resident vectors) */
     bool whole;                                /* every vector resident (else some are streamed) */
     cuzk_gpu_cs *gcs;                          /* device evaluation only */
-    cuzk_gpu_prover *provers[GPU_MAX_WORKERS]; /* by worker index; slot i touched by worker i only */
     struct key_entry *next;
 } key_entry;
 
-typedef struct {
-    pthread_mutex_t lock;                  /* the table: entries, and their gpk / resident / whole */
-    pthread_mutex_t load[GPU_MAX_DEVICES]; /* per device: first loads (key and circuit) and their plans */
-    key_entry *keys;
-} gpu_ctx;
-
-typedef struct {
+typedef struct gpu_worker {
     int dev, worker;
     cuzk_pool *pool;
+    cuzk_gpu_prover *pr; /* the worker's prover, bound to one key at a time (device load lock) */
+    uint64_t bound;      /* the device's prover target (prover_target) at its last bind: what plans counted */
+    struct gpu_worker *next;
 } gpu_worker;
+
+typedef struct {
+    pthread_mutex_t lock;                  /* the table: entries and their gpk / resident / whole, workers */
+    pthread_mutex_t load[GPU_MAX_DEVICES]; /* per device: first loads, plans, prover binds, shape and nz */
+    key_entry *keys;
+    gpu_worker *workers;
+    cuzk_gpu_shape shape[GPU_MAX_DEVICES]; /* what the device's provers are made for: the largest lengths of
+                                              the keys planned there, n_z the longest witness (device
+                                              evaluation) */
+} gpu_ctx;
 
 static gpu_ctx g_ctx; /* its mutexes are made with the backend (cuzk_engine_backend_gpu) */
 
@@ -91,21 +101,52 @@ static uint64_t keys_on(int dev, unsigned *streamed)
     return bytes;
 }
 
+/* Device bytes each prover on dev is planned to hold: its buffers for the device's shape (0 before any
+ * plan there). The caller holds the device's load lock. */
+static uint64_t prover_target(int dev)
+{
+    const cuzk_gpu_shape *s = &g_ctx.shape[dev];
+    if (!s->n_h && !s->n_l && !s->n_a && !s->n_b && !s->n_z)
+        return 0;
+    return cuzk_gpu_prover_bytes_shape(s);
+}
+
 static int gpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
                           size_t errlen)
 {
+    if (dev < 0 || dev >= GPU_MAX_DEVICES)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": device %d outside 0..%d", dev,
+                         GPU_MAX_DEVICES - 1);
     CU(cudaSetDevice(dev), "cudaSetDevice");
     gpu_worker *w = (gpu_worker *)calloc(1, sizeof *w);
     if (!w)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, GPU_MODULE ": out of host memory");
     w->dev = dev, w->worker = worker, w->pool = pool;
+    pthread_mutex_lock(&g_ctx.lock);
+    w->next = g_ctx.workers;
+    g_ctx.workers = w;
+    pthread_mutex_unlock(&g_ctx.lock);
     *state = w;
     return CUZK_OK;
 }
 
 static void gpu_worker_free(void *ctx, void *state)
 {
-    free(state);
+    gpu_worker *w = (gpu_worker *)state;
+    pthread_mutex_lock(&g_ctx.load[w->dev]);
+    pthread_mutex_lock(&g_ctx.lock);
+    for (gpu_worker **pp = &g_ctx.workers; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_ctx.lock);
+    pthread_mutex_unlock(&g_ctx.load[w->dev]);
+    if (w->pr) {
+        cudaSetDevice(w->dev);
+        cuzk_gpu_prover_free(w->pr);
+    }
+    free(w);
 }
 
 static uint64_t gpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cuzk_cs *cs, bool device_eval)
@@ -141,7 +182,7 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
  * CUZK_GPU_FREE_BYTES, when set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when
  * the key fits not even wholly streamed. */
 static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit_in *in,
-                    unsigned *mask, char *err, size_t errlen)
+                    unsigned *mask, cuzk_gpu_shape *shape, char *err, size_t errlen)
 {
     size_t free_b = 0, total_b = 0;
     CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
@@ -154,38 +195,58 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     unsigned streamed;
     uint64_t on = keys_on(e->dev, &streamed);
     const cuzk_groth16_params *pk = e->pk;
+    /* The device's workers share provers across keys, each made for the largest shape planned there: this
+     * key adds the provers' growth to that shape, and what earlier plans counted for provers not yet made
+     * (a worker that has not proved since) is not free. */
+    uint64_t old = prover_target(e->dev), promised = 0;
+    unsigned workers = 0;
+    pthread_mutex_lock(&g_ctx.lock);
+    for (const gpu_worker *w = g_ctx.workers; w; w = w->next)
+        if (w->dev == e->dev) {
+            workers++;
+            promised += w->bound < old ? old - w->bound : 0;
+        }
+    pthread_mutex_unlock(&g_ctx.lock);
+    const cuzk_gpu_shape *cur = &g_ctx.shape[e->dev];
+    size_t nz = dev_eval ? p->n_z : 0;
+#define MAX_OF(f, mine) (cur->f > (mine) ? cur->f : (mine))
+    *shape = (cuzk_gpu_shape){MAX_OF(n_h, pk->n_h), MAX_OF(n_l, pk->n_l), MAX_OF(n_a, pk->n_a), MAX_OF(n_b, pk->n_b),
+                              MAX_OF(n_z, nz)};
+#undef MAX_OF
+    uint64_t grown = cuzk_gpu_prover_bytes_shape(shape);
     memset(in, 0, sizeof *in);
-    in->free = free_b;
+    in->free = free_b > promised ? free_b - promised : 0;
     size_t vec[KEY_FIT_VECTORS];
     cuzk_gpu_pk_vector_bytes(pk, vec);
     for (int i = 0; i < KEY_FIT_VECTORS; i++)
         in->vec[i] = vec[i];
     in->circuit = dev_eval ? cuzk_gpu_cs_bytes(p->cs) : 0;
-    in->prover = cuzk_gpu_prover_bytes(pk) + (dev_eval ? p->n_z * sizeof(cuzk_fr) : 0);
+    in->prover = grown > old ? grown - old : 0;
     in->stage_cap = CUZK_GPU_STAGE_BYTES;
     in->stage_min = sizeof(cuzk_g2_affine);
     in->reserve = KEY_FIT_RESERVE;
-    in->workers = p->dev_workers > 0 ? (unsigned)p->dev_workers : 1;
+    in->workers = workers ? workers : 1;
     in->resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
     if (key_fit_plan(in, mask) != KEY_FIT_NONE)
         return CUZK_OK;
     const double G = 1073741824.0;
     char others[160] = "";
-    if (on || streamed) /* each key has its own provers: a second large circuit on one device rarely fits */
-        snprintf(others, sizeof others, "; the other keys on the device hold %.2f GiB (%u streamed) and their "
-                 "workers' provers", on / G, streamed);
+    if (on || streamed)
+        snprintf(others, sizeof others, "; the other keys on the device hold %.2f GiB (%u streamed)", on / G,
+                 streamed);
     return cuzk_fail(
         err, errlen, CUZK_ENOMEM,
         "device %d: %.2f GiB free%s; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
-        "worker%s (key %.2f, circuit %.2f, a worker's prover %.2f + staging %.2f): use fewer GPU "
+        "worker%s (key %.2f, circuit %.2f, a worker's prover growth %.2f + staging %.2f): use fewer GPU "
         "workers, host evaluation, or a daemon of its own on other devices for this circuit (--device-ids)",
-        e->dev, free_b / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
+        e->dev, in->free / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
         in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G, in->circuit / G, in->prover / G,
         2.0 * key_fit_stage(in, 0) / G);
 }
 
 /* The resident key (loaded once per device, under the device's load lock), the resident circuit when cs is
- * given (device evaluation; same), and this worker's prover for e. */
+ * given (device evaluation; same), and this worker's prover bound to e's key (made, or grown to the
+ * device's shape, under the same lock, so plans see what the provers hold). */
 static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, bool dev_eval,
                         cuzk_gpu_pk **gpk, cuzk_gpu_cs **gcs, cuzk_gpu_prover **out, char *err, size_t errlen)
 {
@@ -200,13 +261,15 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
         key_fit_in in;
         unsigned mask = 0;
         cuzk_gpu_pk *gpk_new = NULL;
-        rc = plan_key(e, p, dev_eval, &in, &mask, err, errlen);
+        cuzk_gpu_shape shape;
+        rc = plan_key(e, p, dev_eval, &in, &mask, &shape, err, errlen);
         if (rc == CUZK_OK) {
             rc = cuzk_gpu_pk_load_mixed(&gpk_new, e->pk, mask, 0, err, errlen);
             if (rc == CUZK_ENOMEM && mask) /* the plan's resident part did not fit after all */
                 rc = cuzk_gpu_pk_load_streamed(&gpk_new, e->pk, 0, err, errlen), mask = 0;
         }
         if (rc == CUZK_OK) {
+            g_ctx.shape[e->dev] = shape;
             pthread_mutex_lock(&g_ctx.lock);
             e->gpk = gpk_new;
             e->resident = key_fit_resident(&in, mask);
@@ -216,15 +279,17 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     }
     if (rc == CUZK_OK && dev_eval && !e->gcs)
         rc = cuzk_gpu_cs_load(&e->gcs, p->cs, p->density, err, errlen);
+    if (rc == CUZK_OK) { /* no allocation unless the device's shape grew since this worker's last bind: then
+                          * it grows to it at once, so that it holds what plans count for it */
+        rc = cuzk_gpu_prover_bind(&w->pr, e->gpk, &g_ctx.shape[e->dev], err, errlen);
+        if (rc == CUZK_OK)
+            w->bound = prover_target(e->dev);
+    }
     *gpk = e->gpk;
     *gcs = dev_eval ? e->gcs : NULL;
+    *out = w->pr;
     pthread_mutex_unlock(&g_ctx.load[e->dev]);
-    if (rc != CUZK_OK)
-        return rc;
-    if (!e->provers[w->worker] && (rc = cuzk_gpu_prover_new(&e->provers[w->worker], *gpk, err, errlen)))
-        return rc;
-    *out = e->provers[w->worker];
-    return CUZK_OK;
+    return rc;
 }
 
 /* This worker's key, circuit and prover for p (loaded on first use). */
@@ -337,8 +402,20 @@ static void gpu_host_free(void *ctx, void *ptr, size_t bytes)
         cudaFreeHost(ptr);
 }
 
+static bool device_has_keys(int dev) /* the caller holds the table lock */
+{
+    for (const key_entry *e = g_ctx.keys; e; e = e->next)
+        if (e->dev == dev)
+            return true;
+    return false;
+}
+
+/* Drops pk's entries (their keys and circuits); a device left with no key also frees its workers' provers
+ * and forgets its shape, so the next key there is planned and its provers made from nothing: no worker can
+ * be using its prover then (a partition in flight on a device keeps its key's entry there). */
 static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
 {
+    bool had[GPU_MAX_DEVICES] = {false};
     pthread_mutex_lock(&g_ctx.lock);
     key_entry **pp = &g_ctx.keys;
     while (*pp) {
@@ -348,14 +425,30 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
             continue;
         }
         *pp = e->next;
+        had[e->dev] = true;
         cudaSetDevice(e->dev);
-        for (int i = 0; i < GPU_MAX_WORKERS; i++)
-            cuzk_gpu_prover_free(e->provers[i]);
         cuzk_gpu_pk_free(e->gpk);
         cuzk_gpu_cs_free(e->gcs);
         free(e);
     }
     pthread_mutex_unlock(&g_ctx.lock);
+    for (int d = 0; d < GPU_MAX_DEVICES; d++) {
+        if (!had[d])
+            continue;
+        pthread_mutex_lock(&g_ctx.load[d]); /* the load lock first, as entry_prover takes them */
+        pthread_mutex_lock(&g_ctx.lock);
+        if (!device_has_keys(d)) {
+            cudaSetDevice(d);
+            for (gpu_worker *w = g_ctx.workers; w; w = w->next)
+                if (w->dev == d) {
+                    cuzk_gpu_prover_free(w->pr);
+                    w->pr = NULL, w->bound = 0;
+                }
+            g_ctx.shape[d] = (cuzk_gpu_shape){0, 0, 0, 0, 0};
+        }
+        pthread_mutex_unlock(&g_ctx.lock);
+        pthread_mutex_unlock(&g_ctx.load[d]);
+    }
 }
 
 extern "C" void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed)

@@ -84,8 +84,10 @@ typedef struct {
 } stage_seg;
 
 struct cuzk_gpu_prover {
-    const cuzk_gpu_pk *gpk;
-    size_t m, n_sc;
+    const cuzk_gpu_pk *gpk; /* the key bound now (cuzk_gpu_prover_bind) */
+    cuzk_gpu_shape cap;     /* the shape the buffers are made for: each length at least the bound key's */
+    size_t stage_cap;       /* bytes of each staging buffer (0: none) */
+    size_t m, n_sc;         /* the bound key's domain and scalar count (the buffers may be longer) */
     cuzk_fr *a, *b, *c, *sc;
     cuzk_fr *sb; /* the B scalars (n_b), read by B1 and B2 */
     cuzk_fr *z; /* device evaluation: the witness (z_cap values), allocated on first use */
@@ -260,57 +262,98 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
     return max2(1, max2(max2(n_h, n_l), max2(n_a, n_b)));
 }
 
+static cuzk_gpu_shape shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y)
+{
+    return (cuzk_gpu_shape){max2(x.n_h, y.n_h), max2(x.n_l, y.n_l), max2(x.n_a, y.n_a), max2(x.n_b, y.n_b),
+                            max2(x.n_z, y.n_z)};
+}
+
+/* Every length of x at most y's. */
+static bool shape_within(const cuzk_gpu_shape *x, const cuzk_gpu_shape *y)
+{
+    return x->n_h <= y->n_h && x->n_l <= y->n_l && x->n_a <= y->n_a && x->n_b <= y->n_b && x->n_z <= y->n_z;
+}
+
+extern "C" size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *s)
+{
+    size_t m = s->n_h + 1, n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
+    size_t n_g1 = prover_g1_n(s->n_h, s->n_l, s->n_a, s->n_b);
+    size_t lent = cuzk_gpu_msm_lendable_bytes(CUZK_GPU_G1, n_g1);
+    return (3 * m + n_sc + max2(1, s->n_b) + s->n_z) * sizeof(cuzk_fr) +
+           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, n_g1) - (lent <= 2 * m * sizeof(cuzk_fr) ? lent : 0) +
+           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, s->n_b));
+}
+
 extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
 {
-    size_t m = pk->n_h + 1, n_sc = max2(1, max2(pk->n_l, max2(pk->n_a, pk->n_b)));
-    size_t n_g1 = prover_g1_n(pk->n_h, pk->n_l, pk->n_a, pk->n_b);
-    size_t lent = cuzk_gpu_msm_lendable_bytes(CUZK_GPU_G1, n_g1);
-    return (3 * m + n_sc + max2(1, pk->n_b)) * sizeof(cuzk_fr) +
-           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, n_g1) - (lent <= 2 * m * sizeof(cuzk_fr) ? lent : 0) +
-           cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, pk->n_b));
+    cuzk_gpu_shape s = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, 0};
+    return cuzk_gpu_prover_bytes_shape(&s);
+}
+
+/* Frees everything a prover holds on the device (its buffers, workspaces, staging buffers, streams and
+ * events), leaving an empty prover that prover_alloc can fill again. */
+static void prover_release(cuzk_gpu_prover *p)
+{
+    void *ptrs[] = {p->a, p->b, p->sc, p->sb, p->z, p->bad}; /* c is the second half of b's allocation */
+    for (int i = 0; i < 6; i++)
+        if (ptrs[i])
+            cudaFree(ptrs[i]);
+    p->a = p->b = p->c = p->sc = p->sb = p->z = NULL;
+    p->bad = NULL;
+    p->z_cap = 0, p->z_put = NULL, p->z_put_n = 0;
+    cuzk_gpu_msm_free(p->g1);
+    cuzk_gpu_msm_free(p->g2);
+    p->g1 = p->g2 = NULL;
+    free(p->plan);
+    p->plan = NULL, p->plan_len = p->plan_cap = p->plan_used = p->plan_issued = 0;
+    for (int i = 0; i < 2; i++) {
+        if (p->stage[i])
+            cudaFree(p->stage[i]);
+        if (p->staged[i])
+            cudaEventDestroy(p->staged[i]);
+        p->stage[i] = NULL, p->staged[i] = NULL;
+    }
+    for (int i = 0; i < EV_COUNT; i++) {
+        if (p->ev[i])
+            cudaEventDestroy(p->ev[i]);
+        p->ev[i] = NULL;
+    }
+    if (p->st)
+        cudaStreamDestroy(p->st);
+    if (p->st2)
+        cudaStreamDestroy(p->st2);
+    p->st = p->st2 = NULL;
 }
 
 extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
 {
     if (!p)
         return;
-    void *ptrs[] = {p->a, p->b, p->sc, p->sb, p->z, p->bad}; /* c is the second half of b's allocation */
-    for (int i = 0; i < 6; i++)
-        if (ptrs[i])
-            cudaFree(ptrs[i]);
-    cuzk_gpu_msm_free(p->g1);
-    cuzk_gpu_msm_free(p->g2);
-    free(p->plan);
-    for (int i = 0; i < 2; i++) {
-        if (p->stage[i])
-            cudaFree(p->stage[i]);
-        if (p->staged[i])
-            cudaEventDestroy(p->staged[i]);
-    }
-    for (int i = 0; i < EV_COUNT; i++)
-        if (p->ev[i])
-            cudaEventDestroy(p->ev[i]);
-    if (p->st)
-        cudaStreamDestroy(p->st);
-    if (p->st2)
-        cudaStreamDestroy(p->st2);
+    prover_release(p);
     free(p);
 }
 
+/* The buffers for p->cap (the witness too when cap.n_z is set; staging buffers of p->stage_cap bytes when
+ * it is not 0). */
 static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
 {
-    const cuzk_gpu_pk *g = p->gpk;
-    CU(cudaMalloc((void **)&p->a, p->m * sizeof(cuzk_fr)), "cudaMalloc of a");
+    const cuzk_gpu_shape *s = &p->cap;
+    size_t m = s->n_h + 1, n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
+    CU(cudaMalloc((void **)&p->a, m * sizeof(cuzk_fr)), "cudaMalloc of a");
     /* b and c in one allocation: idle while the MSMs run, it holds the G1 workspace's tree lists then */
-    CU(cudaMalloc((void **)&p->b, 2 * p->m * sizeof(cuzk_fr)), "cudaMalloc of b and c");
-    p->c = p->b + p->m;
-    CU(cudaMalloc((void **)&p->sc, p->n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
-    CU(cudaMalloc((void **)&p->sb, max2(1, g->n_b) * sizeof(cuzk_fr)), "cudaMalloc of the B scalars");
+    CU(cudaMalloc((void **)&p->b, 2 * m * sizeof(cuzk_fr)), "cudaMalloc of b and c");
+    p->c = p->b + m;
+    CU(cudaMalloc((void **)&p->sc, n_sc * sizeof(cuzk_fr)), "cudaMalloc of the scalars");
+    CU(cudaMalloc((void **)&p->sb, max2(1, s->n_b) * sizeof(cuzk_fr)), "cudaMalloc of the B scalars");
     CU(cudaMalloc((void **)&p->bad, sizeof *p->bad), "cudaMalloc of the check's row");
-    int rc = cuzk_gpu_msm_new_lent(&p->g1, CUZK_GPU_G1, prover_g1_n(g->n_h, g->n_l, g->n_a, g->n_b), p->b,
-                                   2 * p->m * sizeof(cuzk_fr), err, errlen);
+    if (s->n_z) { /* the witness of device evaluation, made now when the shape says how long */
+        CU(cudaMalloc((void **)&p->z, s->n_z * sizeof(cuzk_fr)), "cudaMalloc of the witness");
+        p->z_cap = s->n_z;
+    }
+    int rc = cuzk_gpu_msm_new_lent(&p->g1, CUZK_GPU_G1, prover_g1_n(s->n_h, s->n_l, s->n_a, s->n_b), p->b,
+                                   2 * m * sizeof(cuzk_fr), err, errlen);
     if (!rc)
-        rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, g->n_b), err, errlen);
+        rc = cuzk_gpu_msm_new(&p->g2, CUZK_GPU_G2, max2(1, s->n_b), err, errlen);
     if (rc)
         return rc;
     CU(cudaGetDevice(&p->dev), "cudaGetDevice");
@@ -318,11 +361,51 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking), "cudaStreamCreate (side)");
     for (int i = 0; i < EV_COUNT; i++)
         CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
-    if (g->streamed)
+    if (p->stage_cap)
         for (int i = 0; i < 2; i++) {
-            CU(cudaMalloc(&p->stage[i], g->stage_bytes), "cudaMalloc of a staging buffer");
+            CU(cudaMalloc(&p->stage[i], p->stage_cap), "cudaMalloc of a staging buffer");
             CU(cudaEventCreateWithFlags(&p->staged[i], cudaEventDisableTiming), "cudaEventCreate");
         }
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prover_bind(cuzk_gpu_prover **pp, const cuzk_gpu_pk *gpk, const cuzk_gpu_shape *room,
+                                    char *err, size_t errlen)
+{
+    if (!pp || !gpk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no prover or no key");
+    cuzk_gpu_prover *p = *pp;
+    bool fresh = !p;
+    if (fresh) {
+        if (!(p = (cuzk_gpu_prover *)calloc(1, sizeof *p)))
+            return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
+        p->overlap = CUZK_GPU_OVERLAP_EVAL;
+    }
+    cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0};
+    size_t stage = gpk->streamed ? gpk->stage_bytes : 0;
+    bool fits = p->a && shape_within(&need, &p->cap) && (!room || shape_within(room, &p->cap)) &&
+                stage <= p->stage_cap;
+    if (!fits) { /* made again, for every shape it has held or been told to expect */
+        cuzk_gpu_shape cap = shape_max(need, room ? *room : need);
+        if (p->a)
+            cap = shape_max(cap, p->cap);
+        size_t stage_cap = max2(stage, p->stage_cap);
+        prover_release(p);
+        p->gpk = NULL;
+        p->cap = cap, p->stage_cap = stage_cap;
+        int rc = prover_alloc(p, err, errlen);
+        if (rc) {
+            prover_release(p);
+            p->cap = (cuzk_gpu_shape){0, 0, 0, 0, 0}, p->stage_cap = 0;
+            if (fresh)
+                free(p);
+            return rc;
+        }
+    }
+    p->gpk = gpk;
+    p->m = gpk->n_h + 1;
+    p->n_sc = max2(1, max2(gpk->n_l, max2(gpk->n_a, gpk->n_b)));
+    *pp = p;
     return CUZK_OK;
 }
 
@@ -331,20 +414,7 @@ extern "C" int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk
     *out = NULL;
     if (!gpk)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no key");
-    cuzk_gpu_prover *p = (cuzk_gpu_prover *)calloc(1, sizeof *p);
-    if (!p)
-        return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
-    p->gpk = gpk;
-    p->overlap = CUZK_GPU_OVERLAP_EVAL;
-    p->m = gpk->n_h + 1;
-    p->n_sc = max2(1, max2(gpk->n_l, max2(gpk->n_a, gpk->n_b)));
-    int rc = prover_alloc(p, err, errlen);
-    if (rc) {
-        cuzk_gpu_prover_free(p);
-        return rc;
-    }
-    *out = p;
-    return CUZK_OK;
+    return cuzk_gpu_prover_bind(out, gpk, NULL, err, errlen);
 }
 
 extern "C" void cuzk_gpu_prover_times(const cuzk_gpu_prover *p, cuzk_gpu_prove_times *t)

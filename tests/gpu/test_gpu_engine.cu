@@ -220,6 +220,91 @@ static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, 
     printf("a device with no room for the key: the job refused with \"no room\", then proved\n");
 }
 
+/* Two circuits of one shape on one device: jobs of both, interleaved, prove (GPU bytes = CPU bytes, the
+ * engine verifying every proof) through the same two provers, each rebound per partition. The second key
+ * is planned with the device's free memory capped (CUZK_GPU_FREE_BYTES) at its key, its circuit, the
+ * reserve and one prover of margin: enough when the provers are shared (they need not grow), too little
+ * for two more provers of its own, so it must end up whole (not streamed). */
+static void run_two_keys(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs, const cuzk_fr *z,
+                         size_t ni, size_t na, cuzk_pool *pool)
+{
+    char err[256] = "";
+    size_t nc = cs.n_constraints;
+    cuzk_cs cs2;
+    cuzk_fr *z2 = (cuzk_fr *)malloc((ni + na) * sizeof(cuzk_fr));
+    cuzk_groth16_params pk2;
+    memset(&pk2, 0, sizeof pk2);
+    bool ok = cuzk_cs_random(&cs2, z2, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK &&
+              cuzk_cs_compact(&cs2) == CUZK_OK &&
+              cuzk_groth16_setup(&pk2, &cs2, NULL, pool, err, sizeof err) == CUZK_OK;
+    CHECK(ok, "second circuit: %s", err);
+    cuzk_engine_config cfg;
+    cuzk_engine *e = ok ? new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0) : NULL;
+    if (!e) {
+        free(z2);
+        return;
+    }
+    cuzk_engine_key *k1 = NULL, *k2 = NULL;
+    CHECK(cuzk_engine_key_new(e, &pk, &cs, &k1, err, sizeof err) == CUZK_OK, "key 1: %s", err);
+    CHECK(cuzk_engine_key_new(e, &pk2, &cs2, &k2, err, sizeof err) == CUZK_OK, "key 2: %s", err);
+    witness w1 = {z, ni + na, -1}, w2 = {z2, ni + na, -1};
+    cuzk_engine_job job;
+    memset(&job, 0, sizeof job);
+    job.n_parts = 4, job.prio = CUZK_PRIO_NORMAL, job.synth = synth;
+    uint64_t id = 0;
+    job.key = k1, job.user = &w1;
+    CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit 1: %s", err);
+    cuzk_engine_result res;
+    CHECK(cuzk_engine_await(e, id, &res, err, sizeof err) == CUZK_OK, "key 1 alone: %s", res.error);
+    cuzk_engine_result_free(&res);
+    char cap[32];
+    uint64_t free_cap = cuzk_gpu_pk_bytes(&pk2) + cuzk_gpu_cs_bytes(&cs2) + ((uint64_t)512 << 20) +
+                        cuzk_gpu_prover_bytes(&pk) + (ni + na) * sizeof(cuzk_fr) + ((uint64_t)1 << 20);
+    snprintf(cap, sizeof cap, "%llu", (unsigned long long)free_cap);
+    setenv("CUZK_GPU_FREE_BYTES", cap, 1);
+    uint64_t ids[6];
+    for (int j = 0; j < 6; j++) {
+        job.key = j % 2 ? k2 : k1, job.user = j % 2 ? &w2 : &w1;
+        CHECK(cuzk_engine_submit(e, &job, &ids[j], err, sizeof err) == CUZK_OK, "submit %d: %s", j, err);
+    }
+    size_t same = 0, total = 0;
+    for (int j = 0; j < 6; j++) {
+        int rc = cuzk_engine_await(e, ids[j], &res, err, sizeof err);
+        CHECK(rc == CUZK_OK && res.n_proofs == 4, "two keys, job %d (key %d): rc %d %s", j, 1 + j % 2, rc,
+              res.error);
+        for (size_t p = 0; rc == CUZK_OK && p < res.n_proofs; p++) {
+            cuzk_fr r, s;
+            cuzk_engine_rs(cfg.rs_seed, ids[j], (uint32_t)p, &r, &s);
+            cuzk_groth16_proof cpu;
+            int rc2 = cuzk_groth16_prove_ex(&cpu, j % 2 ? &pk2 : &pk, j % 2 ? &cs2 : &cs, j % 2 ? z2 : z, &r, &s,
+                                            NULL, pool, err, sizeof err);
+            uint8_t bg[CUZK_GROTH16_PROOF_SIZE], bc[CUZK_GROTH16_PROOF_SIZE];
+            cuzk_groth16_proof_to_bytes(bg, &res.proofs[p]);
+            cuzk_groth16_proof_to_bytes(bc, &cpu);
+            same += rc2 == CUZK_OK && memcmp(bg, bc, sizeof bg) == 0;
+            total++;
+        }
+        cuzk_engine_result_free(&res);
+    }
+    unsetenv("CUZK_GPU_FREE_BYTES");
+    CHECK(total == 24 && same == total, "two keys: %zu of %zu proofs equal the CPU's", same, total);
+    uint64_t resident = 0;
+    unsigned streamed = 0;
+    cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
+    CHECK(resident == cuzk_gpu_pk_bytes(&pk) + cuzk_gpu_pk_bytes(&pk2) && streamed == 0,
+          "two keys sharing provers, the second planned in %llu free bytes: %llu resident bytes, %u streamed",
+          (unsigned long long)free_cap, (unsigned long long)resident, streamed);
+    cuzk_engine_key_free(k1);
+    cuzk_engine_key_free(k2);
+    cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
+    CHECK(resident == 0 && streamed == 0, "after both keys: %llu resident bytes", (unsigned long long)resident);
+    cuzk_engine_free(e);
+    cuzk_groth16_params_free(&pk2);
+    cuzk_cs_free(&cs2);
+    free(z2);
+    printf("two circuits on one device through shared provers: %zu proofs equal the CPU's\n", same);
+}
+
 /* Devices picked by number: the last device alone proves, its key lands there (and on no other device),
  * and a device number beyond the machine's is refused with its number. */
 static void run_device_ids(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs, const cuzk_fr *z,
@@ -294,6 +379,7 @@ int main(int argc, char **argv)
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1);
     run_no_room(be, pk, cs, z, ni, na);
     run_device_ids(be, pk, cs, z, ni, na);
+    run_two_keys(be, pk, cs, z, ni, na, pool);
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);

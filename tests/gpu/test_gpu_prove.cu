@@ -435,6 +435,102 @@ static void check_put_z(circuit &c)
     free(bad);
 }
 
+/* c's proof through the key gpk and the prover pr, with host or device evaluation (random r, s): CUZK_OK when
+ * it has the CPU's bytes, else the GPU's code (CUZK_ERANGE for different bytes). */
+static int prove_with(circuit &c, const cuzk_gpu_pk *gpk, cuzk_gpu_prover *pr, bool dev_eval, char *err,
+                      size_t errlen)
+{
+    cuzk_fr r, s;
+    test_rand_fr(&r);
+    test_rand_fr(&s);
+    cuzk_groth16_proof cpu, gpu;
+    memset(&gpu, 0x5a, sizeof gpu);
+    int rc = cuzk_gpu_groth16_prove(&gpu, &c.pk, gpk, pr, dev_eval ? c.gcs : NULL, &c.cs, c.z, &r, &s, NULL,
+                                    g_pool, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
+    if ((rc = cuzk_groth16_prove_ex(&cpu, &c.pk, &c.cs, c.z, &r, &s, NULL, g_pool, err, errlen)) != CUZK_OK)
+        return rc;
+    uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
+    cuzk_groth16_proof_to_bytes(bc, &cpu);
+    cuzk_groth16_proof_to_bytes(bg, &gpu);
+    return memcmp(bc, bg, sizeof bc) ? CUZK_ERANGE : CUZK_OK;
+}
+
+static size_t device_free(void)
+{
+    size_t f = 0, t = 0;
+    CUDA_OK(cudaDeviceSynchronize()); /* stream-ordered frees (the NTT's tables) given back first */
+    CUDA_OK(cudaMemGetInfo(&f, &t));
+    return f;
+}
+
+/* One prover for several keys (cuzk_gpu_prover_bind): small, big (it grows), small again (no allocation),
+ * big in part streamed (staging buffers added), big resident again (no allocation), each proof the CPU's
+ * bytes with host and device evaluation; a bind told to expect a shape makes room for it at once; a
+ * prover bound to one key refuses another's proof. */
+static void check_bind(void)
+{
+    char err[256] = "";
+    circuit small, big;
+    memset(&small, 0, sizeof small);
+    memset(&big, 0, sizeof big);
+    if (!circuit_make(&small, 9, 1000, 1100, CUZK_CS_RANDOM_BITS, true) ||
+        !circuit_make(&big, 17, 4000, 4070, CUZK_CS_RANDOM_UNIFORM, false)) {
+        circuit_free(&small);
+        circuit_free(&big);
+        return;
+    }
+    cuzk_gpu_pk *part = NULL;
+    int rc = cuzk_gpu_pk_load_mixed(&part, &big.pk, CUZK_GPU_PK_H | CUZK_GPU_PK_B1, 192 * 37, err, sizeof err);
+    CHECK(rc == CUZK_OK, "bind: a key in part: %s", err);
+    cuzk_gpu_prover *pr = NULL;
+    static const struct {
+        int key; /* 0 small, 1 big, 2 big in part */
+        int alloc; /* 1: the bind allocates, 0: it must not, -1: either */
+    } steps[] = {{0, 1}, {1, 1}, {0, 0}, {1, 0}, {2, -1}, {1, 0}, {0, 0}, {2, 0}};
+    for (size_t i = 0; rc == CUZK_OK && i < sizeof steps / sizeof steps[0]; i++) {
+        circuit &c = steps[i].key ? big : small;
+        const cuzk_gpu_pk *gpk = steps[i].key == 0 ? small.gpk : steps[i].key == 1 ? big.gpk : part;
+        size_t before = device_free();
+        rc = cuzk_gpu_prover_bind(&pr, gpk, NULL, err, sizeof err);
+        size_t after = device_free();
+        CHECK(rc == CUZK_OK, "bind step %zu: %s", i, err);
+        if (steps[i].alloc == 0)
+            CHECK(after == before, "bind step %zu (key %d) allocated %lld bytes", i, steps[i].key,
+                  (long long)before - (long long)after);
+        else if (steps[i].alloc == 1)
+            CHECK(after < before, "bind step %zu (key %d) did not allocate", i, steps[i].key);
+        for (int dev = 0; rc == CUZK_OK && dev < 2; dev++) {
+            int pr_rc = prove_with(c, gpk, pr, dev == 1, err, sizeof err);
+            CHECK(pr_rc == CUZK_OK, "bind step %zu (key %d), %s evaluation: rc %d %s", i, steps[i].key,
+                  dev ? "device" : "host", pr_rc, err);
+        }
+    }
+    if (rc == CUZK_OK) { /* bound to small: big's proof is refused */
+        cuzk_groth16_proof p;
+        rc = cuzk_gpu_groth16_prove(&p, &big.pk, big.gpk, pr, NULL, &big.cs, big.z, NULL, NULL, NULL, g_pool, err,
+                                    sizeof err);
+        CHECK(rc == CUZK_EINVAL, "a prover bound to another key was accepted (rc %d)", rc);
+    }
+    cuzk_gpu_prover_free(pr);
+    pr = NULL;
+    /* made for big's shape from the start: binding small then big allocates once */
+    cuzk_gpu_shape room = {big.pk.n_h, big.pk.n_l, big.pk.n_a, big.pk.n_b, big.cs.n_inputs + big.cs.n_aux};
+    rc = cuzk_gpu_prover_bind(&pr, small.gpk, &room, err, sizeof err);
+    CHECK(rc == CUZK_OK, "bind with room: %s", err);
+    size_t before = device_free();
+    if (rc == CUZK_OK && (rc = cuzk_gpu_prover_bind(&pr, big.gpk, NULL, err, sizeof err)) == CUZK_OK)
+        CHECK(device_free() == before && prove_with(big, big.gpk, pr, true, err, sizeof err) == CUZK_OK,
+              "a prover made with room for big: bound to it without allocating, and proves it: %s", err);
+    CHECK(cuzk_gpu_prover_bind(&pr, NULL, NULL, err, sizeof err) == CUZK_EINVAL, "bind to no key");
+    cuzk_gpu_prover_free(pr);
+    cuzk_gpu_pk_free(part);
+    circuit_free(&small);
+    circuit_free(&big);
+    printf("one prover, several keys: bound and proved in turn\n");
+}
+
 static int cmd_check(void)
 {
     double t0 = now_s();
@@ -486,6 +582,7 @@ static int cmd_check(void)
         circuit_free(&bad);
     }
     printf("streamed-key checks done (%.1f s)\n", now_s() - t0);
+    check_bind();
     {
         circuit c;
         if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_BITS, true))
