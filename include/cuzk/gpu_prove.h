@@ -90,14 +90,16 @@ int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint64_t *const
                      size_t errlen);
 void cuzk_gpu_cs_free(cuzk_gpu_cs *gcs);
 
-/* The lengths a prover's buffers are made for: a key's n_h, n_l, n_a, n_b, or the largest of several, and
- * the witness length n_z device evaluation needs (0: made on the first such proof). */
+/* The lengths a prover's buffers are made for: a key's n_h, n_l, n_a, n_b, or the largest of several, the
+ * witness length n_z device evaluation needs (0: made on the first such proof), and the bytes of each of
+ * its two staging buffers for keys with streamed vectors (0: none). */
 typedef struct {
     size_t n_h, n_l, n_a, n_b, n_z;
+    size_t stage_bytes;
 } cuzk_gpu_shape;
 
 /* Device bytes one prover for this key takes (device evaluation adds one witness vector, allocated on the
- * prover's first proof with a cuzk_gpu_cs); for a shape; streamed keys add two staging buffers. */
+ * prover's first proof with a cuzk_gpu_cs; a streamed key two staging buffers); all of a shape's. */
 size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk);
 size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *shape);
 
@@ -108,7 +110,9 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 /* Binds *p to gpk, so that one prover serves several keys (one at a time): when its buffers hold gpk's
  * shape and *room (NULL: nothing more), and for a key with streamed vectors staging buffers of its
  * stage_bytes, nothing is allocated; else every buffer is made again on the current device for the
- * largest of its old shape, gpk's and *room, so that binding back to a key it has held does not allocate. *p = NULL makes a prover.
+ * largest of its old shape, gpk's and *room, so that binding back to a key it has held does not allocate
+ * (the MSM settings made on the old buffers, cuzk_gpu_prover_set_tree and _set_ones_split, are then
+ * back to their defaults). *p = NULL makes a prover.
  * After a failure *p holds no buffers (and is bound to no key) until a bind succeeds. A rebind that
  * allocates frees first: call it only when no proof runs on *p. */
 int cuzk_gpu_prover_bind(cuzk_gpu_prover **p, const cuzk_gpu_pk *gpk, const cuzk_gpu_shape *room, char *err,

@@ -106,7 +106,7 @@ static uint64_t keys_on(int dev, unsigned *streamed)
 static uint64_t prover_target(int dev)
 {
     const cuzk_gpu_shape *s = &g_ctx.shape[dev];
-    if (!s->n_h && !s->n_l && !s->n_a && !s->n_b && !s->n_z)
+    if (!s->n_h && !s->n_l && !s->n_a && !s->n_b && !s->n_z && !s->stage_bytes)
         return 0;
     return cuzk_gpu_prover_bytes_shape(s);
 }
@@ -177,10 +177,29 @@ static key_entry *entry_of(gpu_ctx *c, const cuzk_groth16_params *pk, int dev)
     return e;
 }
 
+/* The partition's failure when the key fits not even wholly streamed: what to change first (the message
+ * may be cut at the engine's 256 bytes), then the sizes. */
+static int refuse(const key_entry *e, const key_fit_in *in, char *err, size_t errlen)
+{
+    const double G = 1073741824.0;
+    unsigned streamed;
+    uint64_t on = keys_on(e->dev, &streamed);
+    char others[64] = "";
+    if (on || streamed)
+        snprintf(others, sizeof others, "; other keys %.2f GiB", on / G);
+    return cuzk_fail(err, errlen, CUZK_ENOMEM,
+                     "device %d: no room for this key (%.2f GiB free%s): use fewer GPU workers, host "
+                     "evaluation or other devices (--device-ids); it needs %.2f GiB resident or %.2f streamed "
+                     "with %u worker%s (key %.2f, circuit %.2f, prover growth %.2f + staging %.2f each)",
+                     e->dev, in->free / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G,
+                     in->workers, in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G,
+                     in->circuit / G, in->prover / G, 2.0 * key_fit_stage(in, 0) / G);
+}
+
 /* Which of e's key's vectors stay resident on its device (the caller holds the device's load lock, at the
  * key's first load there: once per key and device, not per proof, so the device's free memory is read here).
  * CUZK_GPU_FREE_BYTES, when set, stands for a smaller device (tests). CUZK_ENOMEM, with the sizes, when
- * the key fits not even wholly streamed. */
+ * the key fits not even wholly streamed. *shape: the device's prover shape with this key's lengths. */
 static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval, key_fit_in *in,
                     unsigned *mask, cuzk_gpu_shape *shape, char *err, size_t errlen)
 {
@@ -188,7 +207,11 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     CU(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     const char *limit = getenv("CUZK_GPU_FREE_BYTES");
     if (limit && *limit) {
-        unsigned long long v = strtoull(limit, NULL, 10);
+        char *end = NULL;
+        unsigned long long v = strtoull(limit, &end, 10);
+        if (*end || limit[0] == '-')
+            return cuzk_fail(err, errlen, CUZK_EINVAL, GPU_MODULE ": CUZK_GPU_FREE_BYTES '%s' is not a byte count",
+                             limit);
         if (v < free_b)
             free_b = (size_t)v;
     }
@@ -210,9 +233,11 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     const cuzk_gpu_shape *cur = &g_ctx.shape[e->dev];
     size_t nz = dev_eval ? p->n_z : 0;
 #define MAX_OF(f, mine) (cur->f > (mine) ? cur->f : (mine))
-    *shape = (cuzk_gpu_shape){MAX_OF(n_h, pk->n_h), MAX_OF(n_l, pk->n_l), MAX_OF(n_a, pk->n_a), MAX_OF(n_b, pk->n_b),
-                              MAX_OF(n_z, nz)};
+    *shape = (cuzk_gpu_shape){MAX_OF(n_h, pk->n_h), MAX_OF(n_l, pk->n_l), MAX_OF(n_a, pk->n_a),
+                              MAX_OF(n_b, pk->n_b),  MAX_OF(n_z, nz),      cur->stage_bytes};
 #undef MAX_OF
+    /* staging buffers: key_fit counts two a worker for the vectors this key streams, in full (the
+     * provers' own may already be as large: conservative); the caller adds them to the shape */
     uint64_t grown = cuzk_gpu_prover_bytes_shape(shape);
     memset(in, 0, sizeof *in);
     in->free = free_b > promised ? free_b - promised : 0;
@@ -229,19 +254,7 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     in->resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
     if (key_fit_plan(in, mask) != KEY_FIT_NONE)
         return CUZK_OK;
-    const double G = 1073741824.0;
-    char others[160] = "";
-    if (on || streamed)
-        snprintf(others, sizeof others, "; the other keys on the device hold %.2f GiB (%u streamed)", on / G,
-                 streamed);
-    return cuzk_fail(
-        err, errlen, CUZK_ENOMEM,
-        "device %d: %.2f GiB free%s; the key needs %.2f GiB resident or %.2f streamed with %u GPU "
-        "worker%s (key %.2f, circuit %.2f, a worker's prover growth %.2f + staging %.2f): use fewer GPU "
-        "workers, host evaluation, or a daemon of its own on other devices for this circuit (--device-ids)",
-        e->dev, in->free / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, in->workers,
-        in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G, in->circuit / G, in->prover / G,
-        2.0 * key_fit_stage(in, 0) / G);
+    return refuse(e, in, err, errlen);
 }
 
 /* The resident key (loaded once per device, under the device's load lock), the resident circuit when cs is
@@ -265,10 +278,17 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
         rc = plan_key(e, p, dev_eval, &in, &mask, &shape, err, errlen);
         if (rc == CUZK_OK) {
             rc = cuzk_gpu_pk_load_mixed(&gpk_new, e->pk, mask, 0, err, errlen);
-            if (rc == CUZK_ENOMEM && mask) /* the plan's resident part did not fit after all */
-                rc = cuzk_gpu_pk_load_streamed(&gpk_new, e->pk, 0, err, errlen), mask = 0;
+            if (rc == CUZK_ENOMEM && mask) { /* the plan's resident part did not fit after all */
+                mask = 0;
+                rc = key_fit_fits(&in, 0) ? cuzk_gpu_pk_load_streamed(&gpk_new, e->pk, 0, err, errlen)
+                                          : refuse(e, &in, err, errlen);
+            }
         }
         if (rc == CUZK_OK) {
+            if (mask != KEY_FIT_ALL) { /* the provers' staging buffers, as the loader sized them */
+                size_t st = cuzk_gpu_stage_bytes(e->pk, mask);
+                shape.stage_bytes = st > shape.stage_bytes ? st : shape.stage_bytes;
+            }
             g_ctx.shape[e->dev] = shape;
             pthread_mutex_lock(&g_ctx.lock);
             e->gpk = gpk_new;
@@ -282,8 +302,7 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
     if (rc == CUZK_OK) { /* no allocation unless the device's shape grew since this worker's last bind: then
                           * it grows to it at once, so that it holds what plans count for it */
         rc = cuzk_gpu_prover_bind(&w->pr, e->gpk, &g_ctx.shape[e->dev], err, errlen);
-        if (rc == CUZK_OK)
-            w->bound = prover_target(e->dev);
+        w->bound = rc == CUZK_OK ? prover_target(e->dev) : 0; /* a failed bind leaves the prover empty */
     }
     *gpk = e->gpk;
     *gcs = dev_eval ? e->gcs : NULL;
@@ -444,7 +463,7 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
                     cuzk_gpu_prover_free(w->pr);
                     w->pr = NULL, w->bound = 0;
                 }
-            g_ctx.shape[d] = (cuzk_gpu_shape){0, 0, 0, 0, 0};
+            g_ctx.shape[d] = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0};
         }
         pthread_mutex_unlock(&g_ctx.lock);
         pthread_mutex_unlock(&g_ctx.load[d]);

@@ -85,8 +85,8 @@ typedef struct {
 
 struct cuzk_gpu_prover {
     const cuzk_gpu_pk *gpk; /* the key bound now (cuzk_gpu_prover_bind) */
-    cuzk_gpu_shape cap;     /* the shape the buffers are made for: each length at least the bound key's */
-    size_t stage_cap;       /* bytes of each staging buffer (0: none) */
+    cuzk_gpu_shape cap;     /* the shape the buffers are made for: each length at least the bound key's, and
+                               z_cap and the staging buffers' bytes (0: none) */
     size_t m, n_sc;         /* the bound key's domain and scalar count (the buffers may be longer) */
     cuzk_fr *a, *b, *c, *sc;
     cuzk_fr *sb; /* the B scalars (n_b), read by B1 and B2 */
@@ -264,14 +264,15 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
 
 static cuzk_gpu_shape shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y)
 {
-    return (cuzk_gpu_shape){max2(x.n_h, y.n_h), max2(x.n_l, y.n_l), max2(x.n_a, y.n_a), max2(x.n_b, y.n_b),
-                            max2(x.n_z, y.n_z)};
+    return (cuzk_gpu_shape){max2(x.n_h, y.n_h), max2(x.n_l, y.n_l), max2(x.n_a, y.n_a),
+                            max2(x.n_b, y.n_b), max2(x.n_z, y.n_z), max2(x.stage_bytes, y.stage_bytes)};
 }
 
 /* Every length of x at most y's. */
 static bool shape_within(const cuzk_gpu_shape *x, const cuzk_gpu_shape *y)
 {
-    return x->n_h <= y->n_h && x->n_l <= y->n_l && x->n_a <= y->n_a && x->n_b <= y->n_b && x->n_z <= y->n_z;
+    return x->n_h <= y->n_h && x->n_l <= y->n_l && x->n_a <= y->n_a && x->n_b <= y->n_b && x->n_z <= y->n_z &&
+           x->stage_bytes <= y->stage_bytes;
 }
 
 extern "C" size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *s)
@@ -279,14 +280,14 @@ extern "C" size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *s)
     size_t m = s->n_h + 1, n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
     size_t n_g1 = prover_g1_n(s->n_h, s->n_l, s->n_a, s->n_b);
     size_t lent = cuzk_gpu_msm_lendable_bytes(CUZK_GPU_G1, n_g1);
-    return (3 * m + n_sc + max2(1, s->n_b) + s->n_z) * sizeof(cuzk_fr) +
+    return (3 * m + n_sc + max2(1, s->n_b) + s->n_z) * sizeof(cuzk_fr) + 2 * s->stage_bytes +
            cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G1, n_g1) - (lent <= 2 * m * sizeof(cuzk_fr) ? lent : 0) +
            cuzk_gpu_msm_workspace_bytes(CUZK_GPU_G2, max2(1, s->n_b));
 }
 
 extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
 {
-    cuzk_gpu_shape s = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, 0};
+    cuzk_gpu_shape s = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, 0, 0};
     return cuzk_gpu_prover_bytes_shape(&s);
 }
 
@@ -333,8 +334,8 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
     free(p);
 }
 
-/* The buffers for p->cap (the witness too when cap.n_z is set; staging buffers of p->stage_cap bytes when
- * it is not 0). */
+/* The buffers for p->cap (the witness too when cap.n_z is set, two staging buffers when cap.stage_bytes
+ * is). */
 static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
 {
     const cuzk_gpu_shape *s = &p->cap;
@@ -361,9 +362,9 @@ static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
     CU(cudaStreamCreateWithFlags(&p->st2, cudaStreamNonBlocking), "cudaStreamCreate (side)");
     for (int i = 0; i < EV_COUNT; i++)
         CU(cudaEventCreate(&p->ev[i]), "cudaEventCreate");
-    if (p->stage_cap)
+    if (s->stage_bytes)
         for (int i = 0; i < 2; i++) {
-            CU(cudaMalloc(&p->stage[i], p->stage_cap), "cudaMalloc of a staging buffer");
+            CU(cudaMalloc(&p->stage[i], s->stage_bytes), "cudaMalloc of a staging buffer");
             CU(cudaEventCreateWithFlags(&p->staged[i], cudaEventDisableTiming), "cudaEventCreate");
         }
     return CUZK_OK;
@@ -381,22 +382,19 @@ extern "C" int cuzk_gpu_prover_bind(cuzk_gpu_prover **pp, const cuzk_gpu_pk *gpk
             return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
         p->overlap = CUZK_GPU_OVERLAP_EVAL;
     }
-    cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0};
-    size_t stage = gpk->streamed ? gpk->stage_bytes : 0;
-    bool fits = p->a && shape_within(&need, &p->cap) && (!room || shape_within(room, &p->cap)) &&
-                stage <= p->stage_cap;
+    cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0, gpk->streamed ? gpk->stage_bytes : 0};
+    bool fits = p->a && shape_within(&need, &p->cap) && (!room || shape_within(room, &p->cap));
     if (!fits) { /* made again, for every shape it has held or been told to expect */
         cuzk_gpu_shape cap = shape_max(need, room ? *room : need);
         if (p->a)
             cap = shape_max(cap, p->cap);
-        size_t stage_cap = max2(stage, p->stage_cap);
         prover_release(p);
         p->gpk = NULL;
-        p->cap = cap, p->stage_cap = stage_cap;
+        p->cap = cap;
         int rc = prover_alloc(p, err, errlen);
         if (rc) {
             prover_release(p);
-            p->cap = (cuzk_gpu_shape){0, 0, 0, 0, 0}, p->stage_cap = 0;
+            p->cap = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0};
             if (fresh)
                 free(p);
             return rc;
@@ -743,6 +741,7 @@ static int z_reserve(cuzk_gpu_prover *p, size_t n, char *err, size_t errlen)
     p->z = NULL, p->z_cap = 0;
     CU(cudaMalloc((void **)&p->z, n * sizeof(cuzk_fr)), "cudaMalloc of the witness");
     p->z_cap = n;
+    p->cap.n_z = max2(p->cap.n_z, n); /* the shape says what the prover holds (cuzk_gpu_prover_bind) */
     return CUZK_OK;
 }
 

@@ -212,7 +212,9 @@ static int gpu_fixed_base(typename fb_host<F>::A *out, const cuzk_fr *k, size_t 
     CUG(cudaMalloc(&d_table, (size_t)W * nent * sizeof(A)), "cudaMalloc (table)");
     CUG(cudaMalloc(&d_k, chunk * sizeof(fr_t)), "cudaMalloc (scalars)");
     CUG(cudaMalloc(&d_out, chunk * sizeof(J)), "cudaMalloc (points)");
-    CUG(cudaMemcpy(d_table, ta, (size_t)W * nent * sizeof(A), cudaMemcpyHostToDevice), "cudaMemcpy (table)");
+    /* on the kernels' stream: a non-blocking stream is not ordered after the legacy one */
+    CUG(cudaMemcpyAsync(d_table, ta, (size_t)W * nent * sizeof(A), cudaMemcpyHostToDevice, st),
+        "cudaMemcpyAsync (table)");
     CUG(fb_issue<F>(d_table, c, W, k, n, chunk, 0, d_k, d_out, hj[0], down[0], st), "chunk 0 (up, multiply, down)");
     for (size_t i = 0, nchunks = (n + chunk - 1) / chunk; i < nchunks; i++) {
         /* chunk i + 1 into the other buffer, whose points were converted in the previous round */

@@ -239,7 +239,8 @@ static void run_two_keys(const cuzk_engine_backend *be, cuzk_groth16_params &pk,
               cuzk_groth16_setup(&pk2, &cs2, NULL, pool, err, sizeof err) == CUZK_OK;
     CHECK(ok, "second circuit: %s", err);
     cuzk_engine_config cfg;
-    cuzk_engine *e = ok ? new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0) : NULL;
+    /* device 0 only: the capped plan below assumes both keys' partitions ran there */
+    cuzk_engine *e = ok ? new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0, 1) : NULL;
     if (!e) {
         free(z2);
         return;
