@@ -69,6 +69,23 @@ static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config
     return rc == CUZK_OK ? e : NULL;
 }
 
+/* An engine (new_engine, automatic evaluation, the devices of mask) with pk registered as *key, and *job: n_parts
+ * partitions of w's witness for it; NULL after a failed CHECK. */
+static cuzk_engine *engine_with_job(const cuzk_engine_backend *be, cuzk_engine_config *cfg, uint64_t mask,
+                                    cuzk_groth16_params &pk, cuzk_cs &cs, witness *w, uint32_t n_parts,
+                                    cuzk_engine_key **key, cuzk_engine_job *job)
+{
+    char err[256] = "";
+    cuzk_engine *e = new_engine(be, cfg, CUZK_ENGINE_EVAL_AUTO, 0, mask);
+    if (!e)
+        return NULL;
+    *key = NULL;
+    CHECK(cuzk_engine_key_new(e, &pk, &cs, key, err, sizeof err) == CUZK_OK, "key: %s", err);
+    memset(job, 0, sizeof *job);
+    job->key = *key, job->n_parts = n_parts, job->prio = CUZK_PRIO_NORMAL, job->synth = synth, job->user = w;
+    return e;
+}
+
 static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk,
                       cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg,
                       uint64_t key_vram)
@@ -184,16 +201,13 @@ static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, 
 {
     char err[256] = "";
     cuzk_engine_config cfg;
-    cuzk_engine *e = new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0);
+    witness w = {z, ni + na, -1};
+    cuzk_engine_key *key;
+    cuzk_engine_job job;
+    cuzk_engine *e = engine_with_job(be, &cfg, 0, pk, cs, &w, 2, &key, &job);
     if (!e)
         return;
     int rc;
-    cuzk_engine_key *key = NULL;
-    CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
-    witness w = {z, ni + na, -1};
-    cuzk_engine_job job;
-    memset(&job, 0, sizeof job);
-    job.key = key, job.n_parts = 2, job.prio = CUZK_PRIO_NORMAL, job.synth = synth, job.user = &w;
     setenv("CUZK_GPU_FREE_BYTES", "1048576", 1);
     uint64_t id = 0;
     CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
@@ -314,15 +328,12 @@ static void run_device_ids(const cuzk_engine_backend *be, cuzk_groth16_params &p
     char err[256] = "";
     int last = be->n_devices - 1;
     cuzk_engine_config cfg;
-    cuzk_engine *e = new_engine(be, &cfg, CUZK_ENGINE_EVAL_AUTO, 0, (uint64_t)1 << last);
+    witness w = {z, ni + na, -1};
+    cuzk_engine_key *key;
+    cuzk_engine_job job;
+    cuzk_engine *e = engine_with_job(be, &cfg, (uint64_t)1 << last, pk, cs, &w, 3, &key, &job);
     if (!e)
         return;
-    cuzk_engine_key *key = NULL;
-    CHECK(cuzk_engine_key_new(e, &pk, &cs, &key, err, sizeof err) == CUZK_OK, "key: %s", err);
-    witness w = {z, ni + na, -1};
-    cuzk_engine_job job;
-    memset(&job, 0, sizeof job);
-    job.key = key, job.n_parts = 3, job.prio = CUZK_PRIO_NORMAL, job.synth = synth, job.user = &w;
     uint64_t id = 0;
     CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
     cuzk_engine_result res;
