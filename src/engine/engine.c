@@ -215,6 +215,12 @@ int cuzk_engine_prio_parse(const char *name, cuzk_engine_prio *out)
     return CUZK_EINVAL;
 }
 
+/* The mask of devices 0 .. n - 1 (n <= 64). */
+static uint64_t first_devices(int n)
+{
+    return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
 /* One device number 0..63 at *s, moving *s past it; -1 when there is none. */
 static int device_number(const char **s)
 {
@@ -1019,8 +1025,8 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: setting out of range (devices <= 64, synth <= 1024, gpu workers <= 64, "
                          "threads <= 4096, eval threads <= 4096, post <= 1024)");
-    if (!c->device_mask) /* the first `devices` devices */
-        c->device_mask = c->devices == 64 ? ~(uint64_t)0 : ((uint64_t)1 << c->devices) - 1;
+    if (!c->device_mask)
+        c->device_mask = first_devices(c->devices);
     if (!c->queue_depth)
         c->queue_depth = c->devices * c->gpu_workers;
     if (c->queue_depth > 65536)
@@ -1236,7 +1242,7 @@ void cuzk_engine_free(cuzk_engine *e)
 
 int cuzk_engine_device_id(const cuzk_engine_config *c, int slot)
 {
-    uint64_t m = c->device_mask ? c->device_mask : c->devices >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << c->devices) - 1;
+    uint64_t m = c->device_mask ? c->device_mask : first_devices(c->devices);
     for (int id = 0; id < 64; id++)
         if ((m >> id & 1) && slot-- == 0)
             return id;

@@ -610,10 +610,8 @@ typedef struct {
     size_t nin, nv;
     const uint64_t *a_aux, *b_in, *b_aux;
     cuzk_fr alpha, beta, gamma_inv, delta_inv;
-    _Atomic uint64_t first_bad; /* the lowest variable that fails (bad_kind), UINT64_MAX: none */
+    _Atomic uint64_t first_bad; /* the lowest variable that fails (query_fails), UINT64_MAX: none */
 } query_ctx;
-
-enum { BAD_A = 1, BAD_B, BAD_L }; /* a variable's A or B polynomial vanishes at tau; its l point would be O */
 
 static bool in_a_query(const query_ctx *x, size_t i)
 {
@@ -625,23 +623,21 @@ static bool in_b_query(const query_ctx *x, size_t i)
     return i < x->nin ? bit_get(x->b_in, i) : bit_get(x->b_aux, i - x->nin);
 }
 
-/* Why variable i fails, or 0; w[i] is its ic / l scalar afterwards when it does not. */
-static int query_one(query_ctx *x, size_t i)
+/* Whether variable i fails: its A or B polynomial vanishes at tau while it is in that query, or its ic / l
+ * point would be the identity. Else w[i] becomes its ic / l scalar. */
+static bool query_fails(query_ctx *x, size_t i)
 {
-    bool in_a = in_a_query(x, i), in_b = in_b_query(x, i);
-    if (in_a && cuzk_fr_is_zero(&x->u[i]))
-        return BAD_A;
-    if (in_b && cuzk_fr_is_zero(&x->v[i]))
-        return BAD_B;
+    if ((in_a_query(x, i) && cuzk_fr_is_zero(&x->u[i])) || (in_b_query(x, i) && cuzk_fr_is_zero(&x->v[i])))
+        return true;
     cuzk_fr t;
     cuzk_fr_mul(&t, &x->beta, &x->u[i]);
     cuzk_fr_add(&x->w[i], &x->w[i], &t);
     cuzk_fr_mul(&t, &x->alpha, &x->v[i]);
     cuzk_fr_add(&x->w[i], &x->w[i], &t);
     if (cuzk_fr_is_zero(&x->w[i]))
-        return BAD_L;
+        return true;
     cuzk_fr_mul(&x->w[i], &x->w[i], i < x->nin ? &x->gamma_inv : &x->delta_inv);
-    return 0;
+    return false;
 }
 
 static void query_task(void *arg, size_t task, int worker)
@@ -650,7 +646,7 @@ static void query_task(void *arg, size_t task, int worker)
     query_ctx *x = arg;
     size_t lo = task * SETUP_VAR_BLOCK, hi = lo + SETUP_VAR_BLOCK < x->nv ? lo + SETUP_VAR_BLOCK : x->nv;
     for (size_t i = lo; i < hi; i++)
-        if (query_one(x, i)) {
+        if (query_fails(x, i)) {
             uint64_t seen = atomic_load(&x->first_bad);
             while (i < seen && !atomic_compare_exchange_weak(&x->first_bad, &seen, i))
                 ;
