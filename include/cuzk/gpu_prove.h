@@ -102,6 +102,8 @@ typedef struct {
  * prover's first proof with a cuzk_gpu_cs; a streamed key two staging buffers); all of a shape's. */
 size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk);
 size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *shape);
+/* Each length the larger of x's and y's. */
+cuzk_gpu_shape cuzk_gpu_shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y);
 
 /* A prover's buffers for keys shaped like gpk's (same vector lengths), on the current device, bound to gpk. */
 int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk, char *err, size_t errlen);

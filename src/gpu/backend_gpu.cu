@@ -232,10 +232,8 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     pthread_mutex_unlock(&g_ctx.lock);
     const cuzk_gpu_shape *cur = &g_ctx.shape[e->dev];
     size_t nz = dev_eval ? p->n_z : 0;
-#define MAX_OF(f, mine) (cur->f > (mine) ? cur->f : (mine))
-    *shape = (cuzk_gpu_shape){MAX_OF(n_h, pk->n_h), MAX_OF(n_l, pk->n_l), MAX_OF(n_a, pk->n_a),
-                              MAX_OF(n_b, pk->n_b),  MAX_OF(n_z, nz),      cur->stage_bytes};
-#undef MAX_OF
+    cuzk_gpu_shape mine = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, nz, 0};
+    *shape = cuzk_gpu_shape_max(*cur, mine);
     /* staging buffers: key_fit counts two a worker for the vectors this key streams, in full (the
      * provers' own may already be as large: conservative); the caller adds them to the shape */
     uint64_t grown = cuzk_gpu_prover_bytes_shape(shape);

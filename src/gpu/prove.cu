@@ -262,7 +262,7 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
     return max2(1, max2(max2(n_h, n_l), max2(n_a, n_b)));
 }
 
-static cuzk_gpu_shape shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y)
+extern "C" cuzk_gpu_shape cuzk_gpu_shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y)
 {
     return (cuzk_gpu_shape){max2(x.n_h, y.n_h), max2(x.n_l, y.n_l), max2(x.n_a, y.n_a),
                             max2(x.n_b, y.n_b), max2(x.n_z, y.n_z), max2(x.stage_bytes, y.stage_bytes)};
@@ -385,9 +385,9 @@ extern "C" int cuzk_gpu_prover_bind(cuzk_gpu_prover **pp, const cuzk_gpu_pk *gpk
     cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0, gpk->streamed ? gpk->stage_bytes : 0};
     bool fits = p->a && shape_within(&need, &p->cap) && (!room || shape_within(room, &p->cap));
     if (!fits) { /* made again, for every shape it has held or been told to expect */
-        cuzk_gpu_shape cap = shape_max(need, room ? *room : need);
+        cuzk_gpu_shape cap = cuzk_gpu_shape_max(need, room ? *room : need);
         if (p->a)
-            cap = shape_max(cap, p->cap);
+            cap = cuzk_gpu_shape_max(cap, p->cap);
         prover_release(p);
         p->gpk = NULL;
         p->cap = cap;
