@@ -234,6 +234,8 @@ typedef struct {
     /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
     uint32_t fail_nparts, block_nparts;
     int fail_part, block_part;
+    int block_dev;          /* >= 0: the first device phase on this device waits on gate */
+    atomic_int block_taken; /* that phase has begun */
     gate *gate;
     int sleep_us;
     /* budget seen from inside the phases of a job of probe_nparts partitions (0: not probing) */
@@ -311,6 +313,8 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
     int rc = CUZK_OK;
     if (p->n_parts == t->block_nparts && (int)p->part == t->block_part && t->gate)
         gate_pass(t->gate);
+    if (d == t->block_dev && t->gate && atomic_exchange(&t->block_taken, 1) == 0)
+        gate_pass(t->gate);
     if (p->n_parts == t->fail_nparts && (int)p->part == t->fail_part)
         rc = cuzk_fail(err, errlen, CUZK_EIO, "tb: injected device failure");
     else {
@@ -353,7 +357,7 @@ static cuzk_engine_backend tb_backend(tb_ctx *t)
 {
     memset(t, 0, sizeof *t);
     t->cpu = cuzk_engine_backend_cpu();
-    t->fail_part = t->block_part = -1;
+    t->fail_part = t->block_part = t->block_dev = -1;
     return (cuzk_engine_backend){
         .name = "test",
         .ctx = t,
@@ -1141,6 +1145,59 @@ static void test_devices(void)
     CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
 }
 
+/* No device waits on another: while device 0's first device phase is held (a kernel that does not end),
+ * device 1's worker takes every other partition of the job and proves it, so the job's partitions are all
+ * done but the held one. One lock, queue or worker shared across devices would stop device 1 too. */
+static void test_devices_independent(void)
+{
+    const char *what = "devices independent";
+    enum { PARTS = 6 };
+    cuzk_engine_config c = small_config();
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    gate g;
+    gate_init(&g);
+    tb.gate = &g;
+    tb.block_dev = 0;
+    c.backend = &be;
+    c.devices = 2;
+    c.gpu_workers = 1;
+    c.synth_workers = 2;
+    c.queue_depth = 2;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e) {
+        gate_destroy(&g);
+        return;
+    }
+    synth_ctx sc;
+    synth_ctx_init(&sc, 0);
+    uint64_t id = submit(e, k, PARTS, CUZK_PRIO_NORMAL, &sc, what);
+    CHECK(gate_wait_entered(&g, 1), "%s: device 0 never began a device phase", what);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int done1 = 0;
+    for (;;) { /* device 1 proves the other PARTS - 1 partitions, or 30 s pass */
+        done1 = atomic_load(&tb.posts);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (done1 >= PARTS - 1 || now.tv_sec - t0.tv_sec > 30)
+            break;
+        usleep(2000);
+    }
+    CHECK(done1 == PARTS - 1, "%s: %d of the other %d partitions finished while device 0 was held", what,
+          done1, PARTS - 1);
+    CHECK(atomic_load(&tb.device_calls[1]) == PARTS - 1 && atomic_load(&tb.in_device[0]) == 1,
+          "%s: device 1 ran %d device phases, device 0 holds %d", what, atomic_load(&tb.device_calls[1]),
+          atomic_load(&tb.in_device[0]));
+    gate_open(&g);
+    await_ok(e, id, PARTS, true, what);
+    CHECK(atomic_load(&tb.device_calls[0]) == 1, "%s: device 0 ran %d device phases", what,
+          atomic_load(&tb.device_calls[0]));
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    gate_destroy(&g);
+}
+
 /* Devices picked by number (config.device_mask): only those get workers and partitions, each under its
  * own lock; the part, the lanes and every TIMELINE event name the device by its number; a list that
  * disagrees with the count, or names a device the backend lacks, is refused. */
@@ -1710,6 +1767,7 @@ int main(void)
     test_failures(CUZK_ENGINE_EVAL_DEVICE);
     test_admission();
     test_devices();
+    test_devices_independent();
     test_device_list();
     test_device_mask();
     test_timeline();
