@@ -96,6 +96,18 @@ expect_out '^device_ids = "1,3"$' "... devices 1 and 3"
 run "$CUZKD" --config "$TMP/ids-printed.toml" --print-config
 expect 0 "the printed settings load again"
 expect_out '^device_ids = "1,3"$' "... with the same devices"
+# strings with quotes, backslashes and tabs, and a zero safety margin, print as a config that loads back
+printf '[logging]\nfile = "%s/l\\"o\\\\g\\t.log"\n[memory]\nsafety_margin = "0"\n[srs]\npreload = ['"'"'a"b'"'"']\n' "$TMP" >"$TMP/esc.toml"
+"$CUZKD" --config "$TMP/esc.toml" --print-config >"$TMP/esc-printed.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/esc-printed.toml" --print-config
+expect 0 "printed quotes, backslashes, tabs and a zero margin load again"
+expect_out '^file = ".*/l\\"o\\\\g\\t\.log"$' "... the log file's name escaped as it was written"
+expect_out '^preload = \["a\\"b"\]$' "... a literal string's quote escaped"
+if cmp -s "$TMP/esc-printed.toml" <("$CUZKD" --config "$TMP/esc-printed.toml" --print-config 2>/dev/null); then
+    pass "... and print the same text again"
+else
+    fail "... printed twice, two different texts"
+fi
 run "$CUZKD" --config "$TMP/ids.toml" --devices 1 --print-config
 expect 0 "--devices 1 over the file's list"
 expect_out '^devices = 1$' "... one device"

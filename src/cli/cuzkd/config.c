@@ -272,13 +272,18 @@ static int parse_string(parser *ps, char **out)
         if (ch == q)
             break;
         if (q == '"' && ch == '\\') {
-            char e = *ps->p++;
+            char e = *ps->p;
+            if (!e || e == '\n') {
+                free(s);
+                return perr(ps, "unterminated string");
+            }
+            ps->p++;
             switch (e) {
             case '"': ch = '"'; break;
             case '\\': ch = '\\'; break;
             case 'n': ch = '\n'; break;
             case 't': ch = '\t'; break;
-            default: free(s); return perr(ps, "unsupported escape \\%c", e ? e : '0');
+            default: free(s); return perr(ps, "unsupported escape \\%c", e);
             }
         }
         if (n + 2 > cap) {
@@ -554,13 +559,12 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
     }
     case K_SIZE:
     case K_BUDGET: {
-        uint64_t x;
-        if (v->t == V_INT && v->i > 0)
-            x = (uint64_t)v->i;
-        else if (v->t == V_STR && k->kind == K_BUDGET && !strcmp(v->s, "auto"))
-            x = 0;
-        else if (v->t != V_STR || cuzkd_parse_size(v->s, &x) != 0 ||
-                 (x == 0 && k->kind == K_SIZE && strcmp(full, "memory.safety_margin")))
+        /* 0 is a size only for the safety margin; a budget's 0 is written "auto" */
+        uint64_t x = 0;
+        bool is_auto = v->t == V_STR && k->kind == K_BUDGET && !strcmp(v->s, "auto");
+        bool ok = v->t == V_INT ? v->i >= 0 && (x = (uint64_t)v->i, true)
+                                : is_auto || (v->t == V_STR && cuzkd_parse_size(v->s, &x) == 0);
+        if (!ok || (x == 0 && !is_auto && strcmp(full, "memory.safety_margin")))
             return perr(ps, "%s must be a size such as 4096, \"512MiB\" or \"64GiB\"%s", full,
                         k->kind == K_BUDGET ? " (or \"auto\")" : "");
         *(uint64_t *)field = x;
@@ -707,9 +711,9 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
         return rpc_fail(err, errlen, "config %s: %s", path, strerror(errno));
     size_t cap = 4096, n = 0;
     char *text = malloc(cap);
-    for (size_t r; text && (r = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+    for (size_t r; text && (r = fread(text + n, 1, cap - n, f)) > 0;) {
         n += r;
-        if (n + 1 == cap) {
+        if (n == cap) {
             char *nt = cap > (16u << 20) ? NULL : realloc(text, cap *= 2);
             if (!nt) {
                 free(text);
@@ -725,12 +729,22 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
         free(text);
         return rpc_fail(err, errlen, "config %s: cannot read it (or larger than 16 MiB)", path);
     }
+    int rc = cuzkd_config_parse(c, path, text, n, err, errlen);
+    free(text);
+    return rc;
+}
+
+int cuzkd_config_parse(cuzkd_config *c, const char *name, const char *data, size_t n, char *err,
+                       size_t errlen)
+{
+    if (memchr(data, 0, n))
+        return rpc_fail(err, errlen, "config %s: contains a NUL byte", name);
+    char *text = malloc(n + 1);
+    if (!text)
+        return rpc_fail(err, errlen, "config %s: out of memory", name);
+    memcpy(text, data, n);
     text[n] = 0;
-    if (strlen(text) != n) {
-        free(text);
-        return rpc_fail(err, errlen, "config %s: contains a NUL byte", path);
-    }
-    parser ps = {.path = path, .text = text, .p = text, .line = 1, .err = err, .errlen = errlen};
+    parser ps = {.path = name, .text = text, .p = text, .line = 1, .err = err, .errlen = errlen};
     char table[256] = "";
     int rc = 0;
     while (rc == 0 && *ps.p) {
@@ -744,7 +758,8 @@ int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errle
         } else if (!ch) {
             break;
         } else if (ch == '[') {
-            rc = parse_table(&ps, table, sizeof table);
+            if ((rc = parse_table(&ps, table, sizeof table)) != 0)
+                break;
         } else {
             char key[128];
             size_t k = 0;
@@ -813,47 +828,77 @@ int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen)
     return 0;
 }
 
-void cuzkd_config_print(const cuzkd_config *c)
+/* s (NULL: "") as a basic string the reader takes back: quotes, backslashes, newlines and tabs escaped. */
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        default: fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void cuzkd_config_print(FILE *f, const cuzkd_config *c)
 {
     static const char *const levels[] = {"debug", "info", "warn", "error"};
-    printf("[daemon]\nlisten = [");
-    for (int i = 0; i < c->n_listen; i++)
-        printf("%s\"%s\"", i ? ", " : "", c->listen[i]);
-    printf("]\nstatus_listen = \"%s\"\nsocket_mode = \"%04o\"\n\n", c->status_listen ? c->status_listen : "",
-           c->socket_mode);
-    printf("[logging]\nlevel = \"%s\"\nformat = \"%s\"\nfile = \"%s\"\n\n", levels[c->log_level],
-           c->log_json ? "json" : "text", c->log_file ? c->log_file : "");
+    fprintf(f, "[daemon]\nlisten = [");
+    for (int i = 0; i < c->n_listen; i++) {
+        fputs(i ? ", " : "", f);
+        put_str(f, c->listen[i]);
+    }
+    fputs("]\nstatus_listen = ", f);
+    put_str(f, c->status_listen);
+    fprintf(f, "\nsocket_mode = \"%04o\"\n\n", c->socket_mode);
+    fprintf(f, "[logging]\nlevel = \"%s\"\nformat = \"%s\"\nfile = ", levels[c->log_level],
+            c->log_json ? "json" : "text");
+    put_str(f, c->log_file);
+    fputs("\n\n", f);
     if (c->budget)
-        printf("[memory]\ntotal_budget = %llu\n", (unsigned long long)c->budget);
+        fprintf(f, "[memory]\ntotal_budget = %llu\n", (unsigned long long)c->budget);
     else
-        printf("[memory]\ntotal_budget = \"auto\"\n");
-    printf("safety_margin = %llu\n\n", (unsigned long long)c->safety_margin);
-    printf("[engine]\nbackend = \"%s\"\neval = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\n"
-           "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n",
-           c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->eval_threads, c->synth_workers,
-           c->post_workers, c->queue_depth);
+        fprintf(f, "[memory]\ntotal_budget = \"auto\"\n");
+    fprintf(f, "safety_margin = %llu\n\n", (unsigned long long)c->safety_margin);
+    fprintf(f,
+            "[engine]\nbackend = \"%s\"\neval = \"%s\"\ndevices = %d\ngpu_workers = %d\ngpu_threads = %d\n"
+            "eval_threads = %d\nsynth_workers = %d\npost_workers = %d\nqueue_depth = %d\n",
+            c->backend, c->eval, c->devices, c->gpu_workers, c->gpu_threads, c->eval_threads,
+            c->synth_workers, c->post_workers, c->queue_depth);
     if (c->device_mask) {
         char ids[256];
         cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
-        printf("device_ids = \"%s\"\n", ids);
+        fprintf(f, "device_ids = \"%s\"\n", ids);
     }
     if (c->key_vram)
-        printf("key_vram = %llu\n\n", (unsigned long long)c->key_vram);
+        fprintf(f, "key_vram = %llu\n\n", (unsigned long long)c->key_vram);
     else
-        printf("key_vram = \"auto\"\n\n");
-    printf("[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
-           "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
-           "drain_timeout = %d\n\n",
-           (unsigned long long)c->max_message, (unsigned long long)c->max_buffered,
-           (unsigned long long)c->max_input_bytes, c->max_connections, c->max_streams, c->max_jobs,
-           c->max_results, c->results_ttl_s, c->drain_timeout_s);
-    printf("[srs]\nparam_cache = \"%s\"\npreload = [", c->param_cache ? c->param_cache : "");
-    for (int i = 0; i < c->n_preload; i++)
-        printf("%s\"%s\"", i ? ", " : "", c->preload[i]);
-    printf("]\n\n[synthetic]\ndefault_scale = %u\nmax_scale = %u\nseed = %llu\n", c->synth_default_scale,
-           c->synth_max_scale, (unsigned long long)c->synth_seed);
-    for (int i = 0; i < c->n_circuits; i++)
-        printf("\n[circuits.%s]\nparams = \"%s\"\nr1cs = \"%s\"\n", c->circuits[i].id,
-               c->circuits[i].params ? c->circuits[i].params : "",
-               c->circuits[i].r1cs ? c->circuits[i].r1cs : "");
+        fprintf(f, "key_vram = \"auto\"\n\n");
+    fprintf(f,
+            "[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
+            "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
+            "drain_timeout = %d\n\n",
+            (unsigned long long)c->max_message, (unsigned long long)c->max_buffered,
+            (unsigned long long)c->max_input_bytes, c->max_connections, c->max_streams, c->max_jobs,
+            c->max_results, c->results_ttl_s, c->drain_timeout_s);
+    fputs("[srs]\nparam_cache = ", f);
+    put_str(f, c->param_cache);
+    fputs("\npreload = [", f);
+    for (int i = 0; i < c->n_preload; i++) {
+        fputs(i ? ", " : "", f);
+        put_str(f, c->preload[i]);
+    }
+    fprintf(f, "]\n\n[synthetic]\ndefault_scale = %u\nmax_scale = %u\nseed = %llu\n", c->synth_default_scale,
+            c->synth_max_scale, (unsigned long long)c->synth_seed);
+    for (int i = 0; i < c->n_circuits; i++) { /* ids are letters, digits, '-', '_' and '.': bare */
+        fprintf(f, "\n[circuits.%s]\nparams = ", c->circuits[i].id);
+        put_str(f, c->circuits[i].params);
+        fputs("\nr1cs = ", f);
+        put_str(f, c->circuits[i].r1cs);
+        fputc('\n', f);
+    }
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuzk/engine.h"
 #include "rpc.h"
@@ -72,6 +73,10 @@ void cuzkd_config_init(cuzkd_config *c);
 void cuzkd_config_free(cuzkd_config *c);
 /* Reads a TOML file into c (keys present replace defaults). 0, or -1 with "FILE:LINE: why" in err. */
 int cuzkd_config_load(cuzkd_config *c, const char *path, char *err, size_t errlen);
+/* The same for n bytes of TOML text already in memory (no NUL needed at the end; one inside is an error);
+ * name stands for the file in messages. */
+int cuzkd_config_parse(cuzkd_config *c, const char *name, const char *text, size_t n, char *err,
+                       size_t errlen);
 /* Parses "4096", "512M", "64GiB" (binary suffixes); 0 or -1. */
 int cuzkd_parse_size(const char *s, uint64_t *out);
 /* Parses "90", "30s", "5m", "2h" into seconds; 0 or -1. */
@@ -84,7 +89,7 @@ int cuzkd_config_add_circuit(cuzkd_config *c, const char *id, const char *params
 /* Checks the values against each other (duplicate circuit ids, scales in range...). */
 int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen);
 /* The effective settings as TOML, for --print-config. */
-void cuzkd_config_print(const cuzkd_config *c);
+void cuzkd_config_print(FILE *f, const cuzkd_config *c);
 
 /* ---- log --------------------------------------------------------------------------------- */
 

@@ -384,7 +384,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (print) {
-        cuzkd_config_print(&cfg);
+        cuzkd_config_print(stdout, &cfg);
         cuzkd_config_free(&cfg);
         return 0;
     }
