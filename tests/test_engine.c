@@ -905,7 +905,7 @@ static void test_eval_config(void)
     /* evaluation threads: 0 = every online CPU, negative or above 4096 refused */
     c = small_config();
     c.eval_threads = -1;
-    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "negative"),
+    CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "eval_threads is -1"),
           "%s: -1 evaluation threads: '%s'", what, err);
     c.eval_threads = 4097;
     CHECK(eval_resolved(&c, err, sizeof err) == -1 && strstr(err, "eval threads <= 4096"),
@@ -1196,6 +1196,102 @@ static void test_devices_independent(void)
     drained(e, k, what);
     cuzk_engine_free(e);
     gate_destroy(&g);
+}
+
+/* Configurations drawn from edge values (zeros for defaults, ones, negatives, too many, budgets below a
+ * partition and at the limit, unknown evaluation places and flags): each is refused with a message, or
+ * makes an engine that proves two small jobs (every proof verified) or fails them with a message, and
+ * returns its whole budget; none crashes or hangs. */
+static int64_t pick_i(const int64_t *v, size_t n)
+{
+    return v[test_rand64() % n];
+}
+#define PICK(arr) pick_i(arr, sizeof arr / sizeof arr[0])
+
+static void test_random_configs(void)
+{
+    static const int64_t counts[] = {0, 1, 2, 3, -1, 64, 65, INT32_MIN};
+    static const int64_t threads[] = {0, 1, 2, 4, -1, -7};
+    static const int64_t evals[] = {0, 1, 2, 3, -1};
+    static const int64_t flags[] = {0, 1, 2, 0xff};
+    int made = 0, proved = 0, refused_cfg = 0, refused_job = 0;
+    for (int i = 0; i < 160; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "random config %d", i);
+        cuzk_engine_config c = small_config(); /* a good one, then one to three fields at an edge */
+        uint64_t budgets[] = {0, 1, 1u << 16, 1u << 20, 1ull << 30, UINT64_MAX};
+        for (int f = 0, nf = 1 + (int)(test_rand64() % 3); f < nf; f++) {
+            switch (test_rand64() % 14) {
+            case 0: c.devices = (int)PICK(counts); break;
+            case 1: {
+                uint64_t r = test_rand64() % 4;
+                c.device_mask = r == 0 ? 0 : r == 1 ? (test_rand64() & 0xf) : r == 2 ? 1ull << 63 : 0xaull;
+                break;
+            }
+            case 2: c.synth_workers = (int)PICK(threads); break;
+            case 3: c.gpu_workers = (int)PICK(threads); break;
+            case 4: c.gpu_threads = (int)PICK(threads); break;
+            case 5: c.eval_threads = (int)PICK(threads); break;
+            case 6: c.post_workers = (int)PICK(threads); break;
+            case 7: c.queue_depth = (int)PICK(counts); break;
+            case 8: c.pool_idle = (int)PICK(threads); break;
+            case 9:
+            case 10: c.budget = budgets[test_rand64() % 6]; break;
+            case 11: c.eval = (cuzk_engine_eval)PICK(evals); break;
+            case 12: c.flags = (unsigned)PICK(flags); break;
+            default: c.key_vram = test_rand64() % 2 ? 1 : UINT64_MAX; break;
+            }
+        }
+        cuzk_engine *e = NULL;
+        char err[256] = "";
+        if (cuzk_engine_new(&e, &c, err, sizeof err) != CUZK_OK) {
+            CHECK(e == NULL && err[0], "%s: refused without a message or left an engine", what);
+            refused_cfg++;
+            continue;
+        }
+        made++;
+        cuzk_engine_key *k = NULL;
+        if (cuzk_engine_key_new(e, &PK, &CS, &k, err, sizeof err) != CUZK_OK) {
+            CHECK(err[0], "%s: key refused without a message", what);
+            refused_cfg++;
+            cuzk_engine_free(e);
+            continue;
+        }
+        synth_ctx sc[2];
+        uint64_t ids[2] = {0, 0};
+        for (int j = 0; j < 2; j++) {
+            synth_ctx_init(&sc[j], j);
+            cuzk_engine_job job = {.key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_cb,
+                                   .user = &sc[j]};
+            err[0] = '\0';
+            if (cuzk_engine_submit(e, &job, &ids[j], err, sizeof err) != CUZK_OK) {
+                CHECK(ids[j] == 0 && err[0], "%s: job refused without a message", what);
+                refused_job++;
+            }
+        }
+        for (int j = 0; j < 2; j++) {
+            if (!ids[j])
+                continue;
+            cuzk_engine_result res;
+            int rc = cuzk_engine_await(e, ids[j], &res, err, sizeof err);
+            if (rc == CUZK_OK) {
+                CHECK(res.n_proofs == 2, "%s: %zu proofs", what, res.n_proofs);
+                for (size_t p = 0; p < res.n_proofs; p++)
+                    CHECK(cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &res.proofs[p], err, sizeof err) == CUZK_OK,
+                          "%s: a proof does not verify: %s", what, err);
+                proved++;
+            } else {
+                CHECK(res.error[0], "%s: job failed (%d) without a message", what, rc);
+            }
+            cuzk_engine_result_free(&res);
+        }
+        drained(e, k, what);
+        cuzk_engine_free(e);
+    }
+    printf("random configs: %d engines made (%d jobs proved, %d refused), %d configs or keys refused\n", made,
+           proved, refused_job, refused_cfg);
+    CHECK(made > 10 && proved > 10 && refused_cfg > 10, "random configs: too few of each outcome (%d, %d, %d)",
+          made, proved, refused_cfg);
 }
 
 /* Devices picked by number (config.device_mask): only those get workers and partitions, each under its
@@ -1768,6 +1864,7 @@ int main(void)
     test_admission();
     test_devices();
     test_devices_independent();
+    test_random_configs();
     test_device_list();
     test_device_mask();
     test_timeline();

@@ -992,9 +992,17 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1)
         ncpu = 1;
-    if (c->devices < 0 || c->synth_workers < 0 || c->gpu_workers < 0 || c->gpu_threads < 0 ||
-        c->eval_threads < 0 || c->post_workers < 0 || c->queue_depth < 0 || c->pool_idle < 0)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: negative setting");
+    const struct {
+        const char *name;
+        int v;
+    } counts[] = {{"devices", c->devices},           {"synth_workers", c->synth_workers},
+                  {"gpu_workers", c->gpu_workers},   {"gpu_threads", c->gpu_threads},
+                  {"eval_threads", c->eval_threads}, {"post_workers", c->post_workers},
+                  {"queue_depth", c->queue_depth},   {"pool_idle", c->pool_idle}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (counts[i].v < 0)
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: %s is %d; it must be 0 (the default) or more",
+                             counts[i].name, counts[i].v);
     int listed = __builtin_popcountll(c->device_mask);
     if (c->device_mask && c->devices && c->devices != listed)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
