@@ -155,7 +155,7 @@ int cuzkd_parse_size(const char *s, uint64_t *out)
     } else if (!strcmp(end, "B")) {
         end++;
     }
-    if (*end || (shift && v > (UINT64_MAX >> shift)))
+    if (*end || v > ((uint64_t)INT64_MAX >> shift)) /* sizes stay below 2^63 (TOML integers are signed) */
         return -1;
     *out = (uint64_t)v << shift;
     return 0;
@@ -365,8 +365,9 @@ static int parse_value(parser *ps, tval *v, int depth)
         else if (!strncmp(d, "0b", 2))
             base = 2, d += 2;
         errno = 0;
-        char *end;
-        long long x = strtoll(d, &end, base);
+        char *end = (char *)d;
+        long long x =
+            isalnum((unsigned char)*d) ? strtoll(d, &end, base) : 0; /* one sign, before the prefix */
         if (errno || *end || end == d)
             return perr(ps, "'%s' is not an integer", digits);
         v->t = V_INT;
