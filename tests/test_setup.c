@@ -1048,9 +1048,9 @@ static struct {
     int calls1, calls2;
 } cap;
 
-static int cap_g1(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+static int cap_g1(const void *ctx, cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
 {
-    (void)pool;
+    (void)ctx, (void)pool;
     if (cap.calls1 >= CAP_G1 || !(cap.g1[cap.calls1] = malloc(n * sizeof *k)))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "capture: G1 call %d", cap.calls1);
     memcpy(cap.g1[cap.calls1], k, n * sizeof *k);
@@ -1059,9 +1059,9 @@ static int cap_g1(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *po
     return CUZK_OK;
 }
 
-static int cap_g2(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+static int cap_g2(const void *ctx, cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
 {
-    (void)pool;
+    (void)ctx, (void)pool;
     if (cap.calls2 || !(cap.g2 = malloc(n * sizeof *k)))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "capture: G2 call %d", cap.calls2);
     memcpy(cap.g2, k, n * sizeof *k);
@@ -1180,7 +1180,7 @@ static void test_parallel_scalars(void)
             free(bits[pass][i]);
 
     /* the query scalars, from the setup itself (points not made: captured) */
-    static const cuzk_setup_accel CAP = {"capture", cap_g1, cap_g2};
+    static const cuzk_setup_accel CAP = {"capture", NULL, cap_g1, cap_g2};
     cuzk_groth16_params pk;
     int rc = cuzk_groth16_setup_accel(&pk, &cs, &tw, &CAP, pool, err, sizeof err);
     CHECK(rc == CUZK_OK && cap.calls1 == CAP_G1 && cap.calls2 == 1, "%s: setup: %s (%d + %d calls)", what, err,
@@ -1439,15 +1439,15 @@ static void test_fixed_base(cuzk_pool *pool)
 
 /* ---- timing mode ------------------------------------------------------------------------------ */
 
-static int nop_g1(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+static int nop_g1(const void *ctx, cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
 {
-    (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
+    (void)ctx, (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
     return CUZK_OK;
 }
 
-static int nop_g2(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
+static int nop_g2(const void *ctx, cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err, size_t errlen)
 {
-    (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
+    (void)ctx, (void)out, (void)k, (void)n, (void)pool, (void)err, (void)errlen;
     return CUZK_OK;
 }
 
@@ -1464,7 +1464,7 @@ static int bench_porep_scalars(unsigned k, int threads)
         cuzk_pool_free(pool);
         return 1;
     }
-    static const cuzk_setup_accel NOP = {"none", nop_g1, nop_g2};
+    static const cuzk_setup_accel NOP = {"none", NULL, nop_g1, nop_g2};
     cuzk_groth16_toxic tw;
     random_toxic(&tw);
     double best = 1e30;

@@ -7,13 +7,16 @@
  * (about 4 MiB for G1, 2.5 MiB for G2, L2-resident) and sums one table entry
  * per window for each scalar; the host turns the projective results into
  * affine points with one inversion per block on its pool, chunk by chunk, so
- * the device memory used is bounded whatever n is. Runs on the current
- * device; allocates and frees its buffers per call (setup is not a hot path).
+ * the device memory used is bounded whatever n is. The two functions run on
+ * the current device; the accelerator can cut the work across several
+ * (cuzk_gpu_setup_accel_on). Buffers are allocated and freed per call (setup
+ * is not a hot path).
  */
 #ifndef CUZK_GPU_SETUP_H
 #define CUZK_GPU_SETUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuzk/curve.h"
 #include "cuzk/field.h"
@@ -29,8 +32,23 @@ int cuzk_gpu_g1_fixed_base_mul(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, 
 int cuzk_gpu_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
                                size_t errlen);
 
-/* The two above as a setup accelerator (cuzk_groth16_setup_accel), named "gpu". */
+/* Devices a setup's fixed-base multiplications are cut across: n ranges of about equal length, range j on
+ * device dev[j] (CUDA's number), each by a thread of its own; a device may be named more than once. */
+#define CUZK_GPU_SETUP_MAX_DEVICES 64
+typedef struct {
+    int n;
+    int dev[CUZK_GPU_SETUP_MAX_DEVICES];
+} cuzk_gpu_setup_devices;
+
+/* The two above as a setup accelerator (cuzk_groth16_setup_accel), named "gpu": on the calling thread's
+ * current device. */
 const cuzk_setup_accel *cuzk_gpu_setup_accel(void);
+/* The same on the devices of *d (borrowed while *a is used; n = 0: the current device). A device that does
+ * not exist fails the setup with CUZK_EINVAL, before any work. The calling thread's current device is the
+ * same after as before. */
+void cuzk_gpu_setup_accel_on(cuzk_setup_accel *a, const cuzk_gpu_setup_devices *d);
+/* d from a device mask (bit b = device b), in increasing order. */
+void cuzk_gpu_setup_devices_from_mask(cuzk_gpu_setup_devices *d, uint64_t mask);
 
 #ifdef __cplusplus
 }

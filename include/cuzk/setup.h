@@ -61,13 +61,15 @@ int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_g
 /* Where the fixed-base scalar multiplications of a setup run (they are nearly all of its time at scale):
  * NULL = on the CPU pool (cuzk_g1_fixed_base_mul / cuzk_g2_fixed_base_mul). An accelerator computes the
  * same points, out[i] = [k_i] G in affine form with the identity for k = 0, so the key does not depend on
- * where it was made. cuzk_gpu_setup_accel() (cuzk/gpu_setup.h) is the CUDA one. */
+ * where it was made; ctx is handed to its functions as it is. cuzk_gpu_setup_accel() and
+ * cuzk_gpu_setup_accel_on() (cuzk/gpu_setup.h) are the CUDA ones. */
 typedef struct cuzk_setup_accel {
     const char *name;
-    int (*g1_fixed_base)(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
-                         size_t errlen);
-    int (*g2_fixed_base)(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
-                         size_t errlen);
+    const void *ctx;
+    int (*g1_fixed_base)(const void *ctx, cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool,
+                         char *err, size_t errlen);
+    int (*g2_fixed_base)(const void *ctx, cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool,
+                         char *err, size_t errlen);
 } cuzk_setup_accel;
 
 /* cuzk_groth16_setup with the fixed-base multiplications on accel (NULL: the CPU). */

@@ -21,11 +21,18 @@
  * for the stream, so chunk i + 1 goes up once chunk i is down, and is then
  * multiplied and copied down beside the host's conversion of chunk i.
  * CUZK_GPU_SETUP_CHUNK (points) makes the chunks smaller, for tests.
+ *
+ * Several devices (cuzk_gpu_setup_accel_on): each segment of the key is cut
+ * into one range a device, each range multiplied as above by a thread that
+ * makes its device current; the host pool converts one range's chunk at a
+ * time (its runs from different threads take turns).
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/gpu.h"
 #include "cuzk/gpu_setup.h"
 #include "gpu/msm_impl.cuh"
 
@@ -263,8 +270,102 @@ extern "C" int cuzk_gpu_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k,
     return gpu_fixed_base<fp2_t>(out, k, n, pool, err, errlen);
 }
 
+/* ---- on several devices ------------------------------------------------------------------------------ */
+
+/* One device's range of a split: its thread makes dev current (a thread's own setting) and multiplies. */
+template <class F> struct fb_part {
+    typename fb_host<F>::A *out;
+    const cuzk_fr *k;
+    size_t n;
+    cuzk_pool *pool; /* shared: the pool runs one caller's conversion at a time */
+    int dev;
+    int rc;
+    char err[256];
+};
+
+template <class F> static void *fb_part_main(void *arg)
+{
+    fb_part<F> *p = (fb_part<F> *)arg;
+    cudaError_t e = cudaSetDevice(p->dev);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        p->rc = cuzk_fail(p->err, sizeof p->err, CUZK_EIO, "gpu setup: device %d: cudaSetDevice failed: %s",
+                          p->dev, cudaGetErrorString(e));
+        return NULL;
+    }
+    p->rc = gpu_fixed_base<F>(p->out, p->k, p->n, p->pool, p->err, sizeof p->err);
+    return NULL;
+}
+
+/* out[i] = [k_i] G with n cut into d->n ranges, range j on device d->dev[j] by a thread of its own (the
+ * calling thread takes the last); the first failing range's message is returned. */
+template <class F>
+static int fb_split(const cuzk_gpu_setup_devices *d, typename fb_host<F>::A *out, const cuzk_fr *k, size_t n,
+                    cuzk_pool *pool, char *err, size_t errlen)
+{
+    if (!d || d->n <= 0)
+        return gpu_fixed_base<F>(out, k, n, pool, err, errlen);
+    if (d->n > CUZK_GPU_SETUP_MAX_DEVICES)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu setup: %d ranges asked, at most %d", d->n,
+                         CUZK_GPU_SETUP_MAX_DEVICES);
+    int have = cuzk_gpu_device_count();
+    for (int j = 0; j < d->n; j++)
+        if (d->dev[j] < 0 || d->dev[j] >= have)
+            return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu setup: device %d does not exist (this machine has %d)",
+                             d->dev[j], have);
+    fb_part<F> part[CUZK_GPU_SETUP_MAX_DEVICES];
+    pthread_t th[CUZK_GPU_SETUP_MAX_DEVICES];
+    bool started[CUZK_GPU_SETUP_MAX_DEVICES] = {false};
+    int prev = 0;
+    cudaGetDevice(&prev);
+    for (int j = 0; j < d->n; j++) {
+        size_t lo = n * j / d->n, hi = n * (j + 1) / d->n;
+        part[j].out = out + lo, part[j].k = k + lo, part[j].n = hi - lo, part[j].pool = pool;
+        part[j].dev = d->dev[j], part[j].rc = CUZK_OK, part[j].err[0] = '\0';
+    }
+    for (int j = 0; j + 1 < d->n; j++) /* a range whose thread cannot start runs on this one, in turn */
+        started[j] = pthread_create(&th[j], NULL, fb_part_main<F>, &part[j]) == 0;
+    for (int j = 0; j < d->n; j++)
+        if (j + 1 == d->n || !started[j])
+            fb_part_main<F>(&part[j]);
+    int rc = CUZK_OK;
+    for (int j = 0; j < d->n; j++) {
+        if (started[j])
+            pthread_join(th[j], NULL);
+        if (rc == CUZK_OK && part[j].rc != CUZK_OK)
+            rc = cuzk_fail(err, errlen, part[j].rc, "%s", part[j].err);
+    }
+    cudaSetDevice(prev); /* this thread's device as it was */
+    return rc;
+}
+
+static int fb_g1_on(const void *ctx, cuzk_g1_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
+                    size_t errlen)
+{
+    return fb_split<fp_t>((const cuzk_gpu_setup_devices *)ctx, out, k, n, pool, err, errlen);
+}
+
+static int fb_g2_on(const void *ctx, cuzk_g2_affine *out, const cuzk_fr *k, size_t n, cuzk_pool *pool, char *err,
+                    size_t errlen)
+{
+    return fb_split<fp2_t>((const cuzk_gpu_setup_devices *)ctx, out, k, n, pool, err, errlen);
+}
+
 extern "C" const cuzk_setup_accel *cuzk_gpu_setup_accel(void)
 {
-    static const cuzk_setup_accel a = {"gpu", cuzk_gpu_g1_fixed_base_mul, cuzk_gpu_g2_fixed_base_mul};
+    static const cuzk_setup_accel a = {"gpu", NULL, fb_g1_on, fb_g2_on};
     return &a;
+}
+
+extern "C" void cuzk_gpu_setup_accel_on(cuzk_setup_accel *a, const cuzk_gpu_setup_devices *d)
+{
+    *a = (cuzk_setup_accel){"gpu", d, fb_g1_on, fb_g2_on};
+}
+
+extern "C" void cuzk_gpu_setup_devices_from_mask(cuzk_gpu_setup_devices *d, uint64_t mask)
+{
+    d->n = 0;
+    for (int b = 0; b < 64; b++)
+        if (mask >> b & 1)
+            d->dev[d->n++] = b;
 }

@@ -727,10 +727,10 @@ static int fixed_base_all(const fb_seg *g1seg, size_t n1, const fb_seg *g2seg, s
     }
     for (size_t s = 0; s < n1 && rc == CUZK_OK; s++)
         if (g1seg[s].n)
-            rc = accel->g1_fixed_base(g1seg[s].out, g1seg[s].k, g1seg[s].n, pool, err, errlen);
+            rc = accel->g1_fixed_base(accel->ctx, g1seg[s].out, g1seg[s].k, g1seg[s].n, pool, err, errlen);
     for (size_t s = 0; s < n2 && rc == CUZK_OK; s++)
         if (g2seg[s].n)
-            rc = accel->g2_fixed_base(g2seg[s].out, g2seg[s].k, g2seg[s].n, pool, err, errlen);
+            rc = accel->g2_fixed_base(accel->ctx, g2seg[s].out, g2seg[s].k, g2seg[s].n, pool, err, errlen);
     return rc;
 }
 

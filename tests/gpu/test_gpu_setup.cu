@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cuzk/cs.h"
+#include "cuzk/gpu.h"
 #include "cuzk/gpu_setup.h"
 #include "cuzk/prove.h"
 #include "cuzk/setup.h"
@@ -94,6 +95,62 @@ static void check_fixed_base(cuzk_pool *pool, bool small_chunks)
     CHECK(cuzk_gpu_g1_fixed_base_mul(NULL, NULL, 5, pool, err, sizeof err) == CUZK_EINVAL, "NULL arrays");
 }
 
+/* The accelerator cut across devices: every device present named once, then device 0 named three times
+ * (three threads, three ranges, on one card), against the CPU, sizes below and above the range count; the
+ * calling thread's current device is left as it was; a device the machine lacks is refused before any
+ * work, naming it. */
+static void check_split(cuzk_pool *pool)
+{
+    char err[256];
+    int have = cuzk_gpu_device_count();
+    cuzk_gpu_setup_devices all, zeros = {3, {0, 0, 0}}, none = {0, {0}}, bad = {2, {0, have}};
+    cuzk_gpu_setup_devices_from_mask(&all, have >= 64 ? ~0ull : (1ull << have) - 1);
+    CHECK(all.n == have && all.dev[all.n - 1] == have - 1, "from_mask: %d devices of %d", all.n, have);
+    const cuzk_gpu_setup_devices *lists[] = {&all, &zeros, &none};
+    const char *names[] = {"every device", "device 0 three times", "the current device"};
+    const size_t sizes[] = {1, 2, 3, 4, 9001, 250007};
+    for (int l = 0; l < 3; l++) {
+        cuzk_setup_accel acc;
+        cuzk_gpu_setup_accel_on(&acc, lists[l]);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
+            cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a), *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
+            cuzk_g2_affine *a2 = (cuzk_g2_affine *)malloc(n * sizeof *a2), *b2 = (cuzk_g2_affine *)malloc(n * sizeof *b2);
+            scalars(k, n);
+            memset(a, 0xa5, n * sizeof *a);
+            memset(a2, 0x5a, n * sizeof *a2);
+            cudaSetDevice(have - 1);
+            int rc = acc.g1_fixed_base(acc.ctx, a, k, n, pool, err, sizeof err);
+            CHECK(rc == CUZK_OK, "split g1 on %s, n=%zu: %s", names[l], n, err);
+            int cur = -1;
+            cudaGetDevice(&cur);
+            CHECK(cur == have - 1, "split on %s: the thread's device became %d", names[l], cur);
+            CHECK(cuzk_g1_fixed_base_mul(b, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g1: %s", err);
+            if (rc == CUZK_OK)
+                compare("G1 split", n, a, b);
+            if (n < 100000) {
+                rc = acc.g2_fixed_base(acc.ctx, a2, k, n, pool, err, sizeof err);
+                CHECK(rc == CUZK_OK, "split g2 on %s, n=%zu: %s", names[l], n, err);
+                CHECK(cuzk_g2_fixed_base_mul(b2, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g2: %s", err);
+                if (rc == CUZK_OK)
+                    compare("G2 split", n, a2, b2);
+            }
+            free(k), free(a), free(b), free(a2), free(b2);
+        }
+    }
+    cudaSetDevice(0);
+    cuzk_setup_accel acc;
+    cuzk_gpu_setup_accel_on(&acc, &bad);
+    cuzk_fr k[4];
+    cuzk_g1_affine out[4];
+    scalars(k, 4);
+    char want[64];
+    snprintf(want, sizeof want, "device %d does not exist", have);
+    int rc = acc.g1_fixed_base(acc.ctx, out, k, 4, pool, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, want), "a missing device: %d '%s'", rc, err);
+}
+
 static bool same_key(const cuzk_groth16_params *x, const cuzk_groth16_params *y)
 {
     const cuzk_groth16_vk *a = &x->vk, *b = &y->vk;
@@ -121,7 +178,12 @@ static void check_keys(cuzk_pool *pool)
         CHECK(cuzk_groth16_toxic_random(&tw, (size_t)1 << lgs[t], err, sizeof err) == CUZK_OK, "toxic: %s", err);
         cuzk_groth16_params cpu, gpu;
         CHECK(cuzk_groth16_setup(&cpu, &cs, &tw, pool, err, sizeof err) == CUZK_OK, "cpu setup: %s", err);
-        int rc = cuzk_groth16_setup_accel(&gpu, &cs, &tw, cuzk_gpu_setup_accel(), pool, err, sizeof err);
+        /* the first key on the current device, the second cut in two ranges on device 0 */
+        cuzk_gpu_setup_devices two = {2, {0, 0}};
+        cuzk_setup_accel on;
+        cuzk_gpu_setup_accel_on(&on, &two);
+        int rc = cuzk_groth16_setup_accel(&gpu, &cs, &tw, t == 0 ? cuzk_gpu_setup_accel() : &on, pool, err,
+                                          sizeof err);
         CHECK(rc == CUZK_OK, "gpu setup 2^%u: %s", lgs[t], err);
         if (rc == CUZK_OK) {
             CHECK(same_key(&cpu, &gpu), "2^%u: the GPU-made key differs from the CPU's", lgs[t]);
@@ -190,6 +252,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "check")) {
         check_fixed_base(pool, false);
         check_fixed_base(pool, true);
+        check_split(pool);
         check_keys(pool);
     } else if (!strcmp(cmd, "bench")) {
         bench(pool, argc > 2 ? (unsigned)atoi(argv[2]) : 20);

@@ -34,6 +34,10 @@
 #include "bench.h"
 #include "cuzk/porep_synth.h"
 #include "cuzk/setup.h"
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu.h"
+#include "cuzk/gpu_setup.h"
+#endif
 
 #define RANDOM_INPUTS 2 /* ONE and one public input */
 
@@ -145,8 +149,23 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
         toxic_seeded(&tw, o->seed, lg);
     else
         rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, errlen);
+    const cuzk_setup_accel *accel = o->setup_accel;
+#ifdef CUZK_HAVE_GPU
+    /* on the GPU: the engine's devices (--device-ids, else the first --devices, else all), never another */
+    cuzk_gpu_setup_devices devs;
+    cuzk_setup_accel on;
+    if (accel == cuzk_gpu_setup_accel()) {
+        uint64_t mask = o->cfg.device_mask;
+        int n = o->cfg.devices > 0 ? o->cfg.devices : cuzk_gpu_device_count();
+        if (!mask)
+            mask = n >= 64 ? ~0ull : n > 0 ? (1ull << n) - 1 : 1;
+        cuzk_gpu_setup_devices_from_mask(&devs, mask);
+        cuzk_gpu_setup_accel_on(&on, &devs);
+        accel = &on;
+    }
+#endif
     if (rc == CUZK_OK)
-        rc = cuzk_groth16_setup_accel(&w->pk, &w->cs, &tw, o->setup_accel, pool, err, errlen);
+        rc = cuzk_groth16_setup_accel(&w->pk, &w->cs, &tw, accel, pool, err, errlen);
     cuzk_pool_free(pool);
     return rc;
 }
