@@ -108,6 +108,14 @@ if cmp -s "$TMP/esc-printed.toml" <("$CUZKD" --config "$TMP/esc-printed.toml" --
 else
     fail "... printed twice, two different texts"
 fi
+for seed in -1 0 18446744073709551615 99999999999999999999 " 5" 5x; do
+    run "$CUZKD" --synth-seed "$seed" --print-config
+    expect 2 "--synth-seed '$seed' refused"
+done
+"$CUZKD" --synth-seed 9223372036854775807 --print-config >"$TMP/seed.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/seed.toml" --print-config
+expect 0 "the largest --synth-seed prints as a config that loads again"
+expect_out '^seed = 9223372036854775807$' "... with the same seed"
 run "$CUZKD" --config "$TMP/ids.toml" --devices 1 --print-config
 expect 0 "--devices 1 over the file's list"
 expect_out '^devices = 1$' "... one device"

@@ -14,8 +14,10 @@
  * error.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,9 +296,10 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
     case O_SDEF: return int_arg("--synth-default-scale", v, 11, 26, (int *)&cfg->synth_default_scale);
     case O_SSEED: {
         char *end;
-        unsigned long long s = strtoull(v, &end, 10);
-        if (!v[0] || *end || s == 0)
-            return bad("--synth-seed expects a positive integer, not '%s'%s", v, "");
+        errno = 0;
+        unsigned long long s = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+        if (s == 0 || errno || *end || s > INT64_MAX) /* what the config file can say back (--print-config) */
+            return bad("--synth-seed expects an integer from 1 to 2^63 - 1, not '%s'%s", v, "");
         cfg->synth_seed = s;
         return 0;
     }
