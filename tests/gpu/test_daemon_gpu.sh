@@ -22,6 +22,11 @@ for kv in auto one; do
     run "$BENCH" --addr "unix://$SOCK" single --scale 11 --partitions 3
     expect 0 "key_vram $kv: a 3-partition synthetic proof on the GPU backend"
     expect_out '^proof +576 bytes \(3 partitions' "key_vram $kv: ... 576 bytes of proof"
+    if grep -q 'setup on the GPU failed' "$TMP/daemon-$kv.log"; then
+        fail "key_vram $kv: the synthetic key was not made on the GPU: $(grep 'setup on the GPU' "$TMP/daemon-$kv.log")"
+    else
+        pass "key_vram $kv: ... the synthetic key made on the GPU (no fallback to the CPU logged)"
+    fi
     run "$BENCH" --addr "unix://$SOCK" metrics
     expect 0 "key_vram $kv: metrics"
     if [ "$kv" = auto ]; then

@@ -57,6 +57,7 @@
 #ifdef CUZK_HAVE_GPU
 #include "cuzk/gpu.h"
 #include "cuzk/gpu_prove.h"
+#include "cuzk/gpu_setup.h"
 #endif
 
 #define METHOD_PREFIX "/cuzk.v1.ProvingEngine/"
@@ -283,6 +284,31 @@ static circuit *circuit_find(cuzkd_service *svc, const char *id, int *code, char
     return c;
 }
 
+/* A synthetic circuit's key: with the GPU backend, its fixed-base points on the engine's devices (beside
+ * whatever they prove: the setup takes no device lock, and its chunks are small), else, or if that fails
+ * (a device short of memory), on the CPU. The key's bytes are the same either way. */
+static int synth_setup(cuzkd_service *svc, circuit *c, cuzk_pool *pool, char *err, size_t errlen)
+{
+#ifdef CUZK_HAVE_GPU
+    cuzk_engine_config ec;
+    cuzk_engine_get_config(svc->engine, &ec);
+    if (ec.backend == cuzk_engine_backend_gpu()) {
+        cuzk_gpu_setup_devices devs;
+        cuzk_setup_accel on;
+        cuzk_gpu_setup_devices_from_mask(&devs, ec.device_mask);
+        cuzk_gpu_setup_accel_on(&on, &devs);
+        char gerr[256] = "";
+        int rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, NULL, &on, pool, gerr, sizeof gerr);
+        if (rc == CUZK_OK)
+            return rc;
+        LOG_WARN("circuit %s: the key's setup on the GPU failed (%s); making it on the CPU", c->id, gerr);
+    }
+#else
+    (void)svc;
+#endif
+    return cuzk_groth16_setup(&c->pk, &c->cs, NULL, pool, err, errlen);
+}
+
 static int circuit_build(cuzkd_service *svc, circuit *c, char *err, size_t errlen)
 {
     cuzk_pool *pool = cuzk_pool_new(svc->cfg->gpu_threads);
@@ -308,7 +334,7 @@ static int circuit_build(cuzkd_service *svc, circuit *c, char *err, size_t errle
         if (rc == CUZK_OK)
             rc = cuzk_porep_synth_cs(&c->cs, &c->shape, pool, err, errlen);
         if (rc == CUZK_OK)
-            rc = cuzk_groth16_setup(&c->pk, &c->cs, NULL, pool, err, errlen);
+            rc = synth_setup(svc, c, pool, err, errlen);
     }
     cuzk_pool_free(pool);
     if (rc == CUZK_OK) {
