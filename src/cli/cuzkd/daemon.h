@@ -93,6 +93,10 @@ void cuzkd_config_print(FILE *f, const cuzkd_config *c);
 
 /* ---- log --------------------------------------------------------------------------------- */
 
+/* s as the content of a JSON string (no quotes) into out (cap bytes, NUL-terminated, cut at a whole
+ * character when full): quotes, backslashes and control characters escaped, bytes that are not UTF-8 as
+ * \ufffd. Returns the bytes written. The JSON log's lines use it. */
+size_t cuzkd_json_escape(char *out, size_t cap, const char *s);
 /* Opens the log (path NULL: stderr). 0 or -1 with err. */
 int cuzkd_log_open(const char *path, int level, bool json, char *err, size_t errlen);
 /* Reopens the file (after logrotate moved it); a no-op on stderr. */

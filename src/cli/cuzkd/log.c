@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,20 +103,57 @@ bool cuzkd_log_enabled(int level)
     return level >= log_level;
 }
 
-/* Appends s to out as JSON string content. */
-static size_t json_escape(char *out, size_t cap, const char *s)
+/* Bytes of the well-formed UTF-8 sequence at s (1 to 4), or 0: a stray continuation byte, an overlong form,
+ * a surrogate, a code point above U+10FFFF, or a sequence cut short (by the NUL, at the latest). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+size_t cuzkd_json_escape(char *out, size_t cap, const char *s)
 {
     size_t n = 0;
-    for (; *s && n + 7 < cap; s++) {
-        unsigned char ch = (unsigned char)*s;
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u && n + 7 < cap) {
+        unsigned char ch = *u;
+        size_t len = utf8_len(u);
         if (ch == '"' || ch == '\\') {
             out[n++] = '\\';
             out[n++] = (char)ch;
         } else if (ch < 0x20) {
             n += (size_t)snprintf(out + n, cap - n, "\\u%04x", ch);
+        } else if (len == 0) { /* not UTF-8 (a client's bytes, a path): U+FFFD, so the line stays JSON */
+            memcpy(out + n, "\\ufffd", 6);
+            n += 6;
+            len = 1;
+        } else if (n + len + 7 < cap) {
+            memcpy(out + n, u, len);
+            n += len;
         } else {
-            out[n++] = (char)ch;
+            break;
         }
+        u += len;
     }
     out[n] = 0;
     return n;
@@ -141,7 +179,7 @@ void cuzkd_log(int level, const char *fmt, ...)
     int n;
     if (log_json) {
         char esc[2200];
-        json_escape(esc, sizeof esc, msg);
+        cuzkd_json_escape(esc, sizeof esc, msg);
         n = snprintf(line, sizeof line, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", ts,
                      LEVEL_NAMES[level], esc);
     } else {
