@@ -11,10 +11,9 @@
  *   - the escaped text, quoted, always reads as one JSON string, and fits the
  *     buffer with its NUL;
  *   - with room for everything, what it reads as (valid UTF-8 by the reader's
- *     rules) escapes and reads back to exactly itself, and differs from the
- *     input only where the input was not UTF-8 (it is the input when it reads
- *     the same length and the input had no U+FFFD of its own... checked as:
- *     an input the reader takes as a string literal reads back unchanged).
+ *     rules) escapes and reads back to exactly itself;
+ *   - an input the reader takes as a string's content as it is (no quotes,
+ *     backslashes or control characters, valid UTF-8) reads back unchanged.
  */
 #include <stdlib.h>
 #include <string.h>
