@@ -44,8 +44,8 @@ typedef struct {
  * current device. */
 const cuzk_setup_accel *cuzk_gpu_setup_accel(void);
 /* The same on the devices of *d (borrowed while *a is used; n = 0: the current device). A device that does
- * not exist fails the setup with CUZK_EINVAL, before any work. The calling thread's current device is the
- * same after as before. */
+ * not exist fails the setup with CUZK_EINVAL, before any work. Each range runs on a thread of its own, so
+ * the calling thread's current device is left alone and no device outside *d gets a context. */
 void cuzk_gpu_setup_accel_on(cuzk_setup_accel *a, const cuzk_gpu_setup_devices *d);
 /* d from a device mask (bit b = device b), in increasing order. */
 void cuzk_gpu_setup_devices_from_mask(cuzk_gpu_setup_devices *d, uint64_t mask);

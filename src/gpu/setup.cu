@@ -297,8 +297,8 @@ template <class F> static void *fb_part_main(void *arg)
     return NULL;
 }
 
-/* out[i] = [k_i] G with n cut into d->n ranges, range j on device d->dev[j] by a thread of its own (the
- * calling thread takes the last); the first failing range's message is returned. */
+/* out[i] = [k_i] G with n cut into d->n ranges, range j on device d->dev[j] by a thread of its own; the
+ * first failing range's message is returned. */
 template <class F>
 static int fb_split(const cuzk_gpu_setup_devices *d, typename fb_host<F>::A *out, const cuzk_fr *k, size_t n,
                     cuzk_pool *pool, char *err, size_t errlen)
@@ -316,18 +316,24 @@ static int fb_split(const cuzk_gpu_setup_devices *d, typename fb_host<F>::A *out
     fb_part<F> part[CUZK_GPU_SETUP_MAX_DEVICES];
     pthread_t th[CUZK_GPU_SETUP_MAX_DEVICES];
     bool started[CUZK_GPU_SETUP_MAX_DEVICES] = {false};
-    int prev = 0;
-    cudaGetDevice(&prev);
     for (int j = 0; j < d->n; j++) {
         size_t lo = n * j / d->n, hi = n * (j + 1) / d->n;
         part[j].out = out + lo, part[j].k = k + lo, part[j].n = hi - lo, part[j].pool = pool;
         part[j].dev = d->dev[j], part[j].rc = CUZK_OK, part[j].err[0] = '\0';
     }
-    for (int j = 0; j + 1 < d->n; j++) /* a range whose thread cannot start runs on this one, in turn */
-        started[j] = pthread_create(&th[j], NULL, fb_part_main<F>, &part[j]) == 0;
+    /* every range on a thread of its own, so this thread never selects a device: setting one back would
+     * make a context on it (CUDA 12 on), and the caller may have left a device out for that reason */
     for (int j = 0; j < d->n; j++)
-        if (j + 1 == d->n || !started[j])
+        started[j] = pthread_create(&th[j], NULL, fb_part_main<F>, &part[j]) == 0;
+    bool inline_run = false;
+    int prev = 0;
+    for (int j = 0; j < d->n; j++)
+        if (!started[j]) { /* no thread to be had: this one, its device put back after */
+            if (!inline_run)
+                cudaGetDevice(&prev);
+            inline_run = true;
             fb_part_main<F>(&part[j]);
+        }
     int rc = CUZK_OK;
     for (int j = 0; j < d->n; j++) {
         if (started[j])
@@ -335,7 +341,8 @@ static int fb_split(const cuzk_gpu_setup_devices *d, typename fb_host<F>::A *out
         if (rc == CUZK_OK && part[j].rc != CUZK_OK)
             rc = cuzk_fail(err, errlen, part[j].rc, "%s", part[j].err);
     }
-    cudaSetDevice(prev); /* this thread's device as it was */
+    if (inline_run)
+        cudaSetDevice(prev);
     return rc;
 }
 
