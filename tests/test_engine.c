@@ -1395,6 +1395,9 @@ static void test_device_mask(void)
     c.device_mask = 1ull << TB_DEVS | 1;
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "device 4"),
           "%s: a device the backend lacks: %s", what, err);
+    c.device_mask = (1ull << (TB_DEVS + 1)) - 1; /* more devices than the backend has, too: named by number */
+    CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "device 4"),
+          "%s: devices 0..4 of 4: %s", what, err);
     c.device_mask = 1ull << 63;
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "device 63"),
           "%s: device 63 of 4: %s", what, err);

@@ -1010,14 +1010,15 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
                          c->devices, listed);
     if (!c->devices)
         c->devices = c->device_mask ? listed : be->n_devices > 0 ? be->n_devices : 1;
-    if (be->n_devices > 0 && c->devices > be->n_devices)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: %d devices requested, backend '%s' has %d",
-                         c->devices, be->name ? be->name : "?", be->n_devices);
+    /* a listed device the backend lacks, by its number; then too many devices by count */
     if (be->n_devices > 0 && be->n_devices < 64 && c->device_mask >> be->n_devices) {
         int top = 63 - __builtin_clzll(c->device_mask);
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: device %d requested, backend '%s' has 0..%d", top,
                          be->name ? be->name : "?", be->n_devices - 1);
     }
+    if (be->n_devices > 0 && c->devices > be->n_devices)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: %d devices requested, backend '%s' has %d",
+                         c->devices, be->name ? be->name : "?", be->n_devices);
     if (!c->synth_workers)
         c->synth_workers = 2;
     if (!c->gpu_workers)
