@@ -1250,6 +1250,10 @@ static void test_random_configs(void)
             continue;
         }
         made++;
+        cuzk_engine_config got;
+        cuzk_engine_get_config(e, &got);
+        CHECK(cuzk_engine_device_set(&c) == got.device_mask, "%s: device set %#llx before, %#llx made", what,
+              (unsigned long long)cuzk_engine_device_set(&c), (unsigned long long)got.device_mask);
         cuzk_engine_key *k = NULL;
         if (cuzk_engine_key_new(e, &PK, &CS, &k, err, sizeof err) != CUZK_OK) {
             CHECK(err[0], "%s: key refused without a message", what);
@@ -1406,6 +1410,28 @@ static void test_device_mask(void)
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "names 2"),
           "%s: a count that disagrees with the list: %s", what, err);
     CHECK(atomic_load(&tb.worker_devs) == 0, "%s: workers made by a refused engine", what);
+
+    /* the set an engine will drive, known before it is made: the list, else the first `devices`, else all */
+    cuzk_engine_config d = c;
+    int made = 0;
+    for (int n = 0; n <= TB_DEVS; n++)
+        for (uint64_t m = 0; m < 1u << TB_DEVS; m += 5) {
+            d.devices = n;
+            d.device_mask = m;
+            if (cuzk_engine_new(&e, &d, err, sizeof err) != CUZK_OK)
+                continue;
+            cuzk_engine_config got;
+            cuzk_engine_get_config(e, &got);
+            CHECK(cuzk_engine_device_set(&d) == got.device_mask &&
+                      (m || got.device_mask == (1ull << got.devices) - 1),
+                  "%s: %d devices, list %#llx: set %#llx, engine %#llx", what, n, (unsigned long long)m,
+                  (unsigned long long)cuzk_engine_device_set(&d), (unsigned long long)got.device_mask);
+            cuzk_engine_free(e);
+            e = NULL;
+            made++;
+        }
+    CHECK(made == 11, "%s: %d of the 11 consistent count/list pairs made an engine", what, made);
+    atomic_store(&tb.worker_devs, 0); /* the engines above made workers */
 
     mask_sink_ctx ms;
     memset(&ms, 0, sizeof ms);

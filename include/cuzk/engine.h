@@ -206,6 +206,11 @@ void cuzk_engine_free(cuzk_engine *e);
  * when the mask is 0; -1 when there is no such device. */
 int cuzk_engine_device_id(const cuzk_engine_config *c, int slot);
 
+/* The devices an engine made from c drives, as a device_mask, before it is made: c's list, else the
+ * first c->devices, else every device of a physical backend (device 0 of the CPU backend or of one with
+ * none). The rule cuzk_engine_new applies; for work that must stay on the engine's devices (a setup). */
+uint64_t cuzk_engine_device_set(const cuzk_engine_config *c);
+
 /* The configuration in effect, defaults resolved. */
 void cuzk_engine_get_config(const cuzk_engine *e, cuzk_engine_config *out);
 

@@ -49,6 +49,8 @@ const cuzk_setup_accel *cuzk_gpu_setup_accel(void);
 void cuzk_gpu_setup_accel_on(cuzk_setup_accel *a, const cuzk_gpu_setup_devices *d);
 /* d from a device mask (bit b = device b), in increasing order. */
 void cuzk_gpu_setup_devices_from_mask(cuzk_gpu_setup_devices *d, uint64_t mask);
+/* Both: *a on the devices of mask (d filled, and borrowed as above). */
+void cuzk_gpu_setup_accel_mask(cuzk_setup_accel *a, cuzk_gpu_setup_devices *d, uint64_t mask);
 
 #ifdef __cplusplus
 }

@@ -1258,6 +1258,15 @@ int cuzk_engine_device_id(const cuzk_engine_config *c, int slot)
     return -1;
 }
 
+uint64_t cuzk_engine_device_set(const cuzk_engine_config *c)
+{
+    if (c->device_mask)
+        return c->device_mask;
+    const cuzk_engine_backend *be = c->backend ? c->backend : cuzk_engine_backend_cpu();
+    int n = c->devices > 0 ? c->devices : be->n_devices > 0 ? be->n_devices : 1;
+    return first_devices(n);
+}
+
 void cuzk_engine_get_config(const cuzk_engine *e, cuzk_engine_config *out)
 {
     *out = e->cfg;

@@ -376,3 +376,9 @@ extern "C" void cuzk_gpu_setup_devices_from_mask(cuzk_gpu_setup_devices *d, uint
         if (mask >> b & 1)
             d->dev[d->n++] = b;
 }
+
+extern "C" void cuzk_gpu_setup_accel_mask(cuzk_setup_accel *a, cuzk_gpu_setup_devices *d, uint64_t mask)
+{
+    cuzk_gpu_setup_devices_from_mask(d, mask);
+    cuzk_gpu_setup_accel_on(a, d);
+}

@@ -35,7 +35,6 @@
 #include "cuzk/porep_synth.h"
 #include "cuzk/setup.h"
 #ifdef CUZK_HAVE_GPU
-#include "cuzk/gpu.h"
 #include "cuzk/gpu_setup.h"
 #endif
 
@@ -155,12 +154,7 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
     cuzk_gpu_setup_devices devs;
     cuzk_setup_accel on;
     if (accel == cuzk_gpu_setup_accel()) {
-        uint64_t mask = o->cfg.device_mask;
-        int n = o->cfg.devices > 0 ? o->cfg.devices : cuzk_gpu_device_count();
-        if (!mask)
-            mask = n >= 64 ? ~0ull : n > 0 ? (1ull << n) - 1 : 1;
-        cuzk_gpu_setup_devices_from_mask(&devs, mask);
-        cuzk_gpu_setup_accel_on(&on, &devs);
+        cuzk_gpu_setup_accel_mask(&on, &devs, cuzk_engine_device_set(&o->cfg));
         accel = &on;
     }
 #endif

@@ -295,8 +295,7 @@ static int synth_setup(cuzkd_service *svc, circuit *c, cuzk_pool *pool, char *er
     if (ec.backend == cuzk_engine_backend_gpu()) {
         cuzk_gpu_setup_devices devs;
         cuzk_setup_accel on;
-        cuzk_gpu_setup_devices_from_mask(&devs, ec.device_mask);
-        cuzk_gpu_setup_accel_on(&on, &devs);
+        cuzk_gpu_setup_accel_mask(&on, &devs, ec.device_mask);
         char gerr[256] = "";
         int rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, NULL, &on, pool, gerr, sizeof gerr);
         if (rc == CUZK_OK)
