@@ -495,8 +495,8 @@ void rpc_call_reply(rpc_call *call, int code, const char *message, const uint8_t
     call->message = percent_encode(message ? message : "");
     if (!call->message)
         call->message = calloc(1, 1);
-    call_drop_buffer(call);
     if (c->dead || !call->message) {
+        call_drop_buffer(call);
         return;
     }
     int rc;
@@ -528,6 +528,7 @@ void rpc_call_reply(rpc_call *call, int code, const char *message, const uint8_t
                             NV("grpc-status", codes), NV("grpc-message", call->message ? call->message : "")};
         rc = nghttp2_submit_response(c->h2, call->stream_id, hd, 4, NULL);
     }
+    call_drop_buffer(call); /* only now: resp may point into the request's bytes (a handler that echoes) */
     if (rc != 0)
         slog(c->s, RPC_LOG_WARN, "%s: cannot answer stream %d: %s", c->peer, call->stream_id,
              nghttp2_strerror(rc));
@@ -684,7 +685,7 @@ static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
         }
     }
     if (need > call->cap) {
-        if (call->len >= 5) {
+        if (need >= 5) { /* the prefix is known, and cap is what it announced */
             call_refuse(
                 call, RPC_INVALID_ARGUMENT,
                 "malformed request: more bytes than the gRPC prefix announced (one message per call)");

@@ -162,6 +162,9 @@ ok(mode === 0o660, 'the unix socket has mode 0660 by default', mode.toString(8))
   ok(h2Status(t5).code === Status.UNIMPLEMENTED, 'a compressed message: UNIMPLEMENTED', h2Status(t5));
   const t6 = await h2Request('http://localhost', SOCK, { ...hdr(METHOD('GetStatus')), 'content-type': 'text/plain' }, grpcFrame(Buffer.alloc(0)));
   ok(h2Status(t6).code === Status.INVALID_ARGUMENT, 'a content-type other than application/grpc: INVALID_ARGUMENT', h2Status(t6));
+  // more bytes than the prefix announced, in the frame that completes the prefix (was a heap overflow)
+  const t7 = await h2Request('http://localhost', SOCK, hdr(METHOD('GetStatus')), grpcFrame(Buffer.alloc(9), 2));
+  ok(h2Status(t7).code === Status.INVALID_ARGUMENT && /more bytes than the gRPC prefix announced/.test(h2Status(t7).message), 'a gRPC message longer than its prefix, in one frame: INVALID_ARGUMENT', h2Status(t7));
   await stillServing('bad gRPC framing');
 }
 
