@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang, ASan and UBSan in build-fuzz/ and runs
 # each one for a bounded time: CUZK_FUZZ_SECONDS (default 30) per target. Seeds come from the committed
 # corpora in tests/fuzz/corpus/<target>/; fuzz_params is seeded with a .params and .vk that `cuzk setup`
-# makes for the bits fixture circuit. What the fuzzers add to the corpus goes to a temporary directory,
-# never to the tree. Exits non-zero if any target finds a crash, a leak, a timeout or a failed property
+# makes for the bits fixture circuit, which fuzz_daemon_service also registers; fuzz_rpc_server and
+# fuzz_daemon_service write their own seeds (well-formed HTTP/2 calls). What the fuzzers add to the
+# corpus goes to a temporary directory, never to the tree. Exits non-zero if any target finds a crash, a leak, a timeout or a failed property
 # check, and prints where the reproducers are and a hexdump of the first one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,10 @@ fi
 # fuzz_rpc_server writes its seed connections (well-formed HTTP/2 calls made with nghttp2's client) here
 mkdir -p "$work/seeds/fuzz_rpc_server"
 export CUZK_FUZZ_RPC_SEEDS="$work/seeds/fuzz_rpc_server"
+# fuzz_daemon_service writes its seed call lists here, and registers the bits circuit with the key above
+mkdir -p "$work/seeds/fuzz_daemon_service"
+export CUZK_FUZZ_SERVICE_SEEDS="$work/seeds/fuzz_daemon_service"
+[ -f "$seeds/bits.params" ] && export CUZK_FUZZ_BITS_PARAMS="$seeds/bits.params"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
