@@ -114,6 +114,19 @@ static void expect(const key_fit_in *in, key_fit want, unsigned want_mask, const
     CHECK(o == want && o_mask == want_mask, "%s: the oracle says %s with 0x%x", what, name(o), o_mask);
 }
 
+/* The most workers up to in->workers (at least 1) with which the oracle finds a plan; 0 when none. */
+static unsigned most_workers(const key_fit_in *in)
+{
+    unsigned most = 0, m;
+    for (unsigned w = 1; w <= (in->workers ? in->workers : 1); w++) {
+        key_fit_in y = *in;
+        y.workers = w;
+        if (oracle(&y, &m) != KEY_FIT_NONE)
+            most = w;
+    }
+    return most;
+}
+
 int main(void)
 {
     test_rng_init("test_key_fit");
@@ -135,6 +148,13 @@ int main(void)
     expect(&in, KEY_FIT_STREAMED, 1 | 2 | 8, "PoRep, 80 GB, 1 worker");
     in.workers = 2;
     expect(&in, KEY_FIT_NONE, 0, "PoRep, 80 GB, 2 workers");
+    CHECK(key_fit_workers(&in) == 1, "PoRep, 80 GB: fits with %u workers, not 1", key_fit_workers(&in));
+    in = porep(139.3, 4);
+    CHECK(key_fit_workers(&in) == most_workers(&in) && key_fit_workers(&in) >= 2,
+          "PoRep, H200, 4 asked: fits with %u workers (the oracle: %u)", key_fit_workers(&in),
+          most_workers(&in));
+    in = porep(10.0, 2);
+    CHECK(key_fit_workers(&in) == 0, "PoRep, 10 GB: fits with %u workers, not 0", key_fit_workers(&in));
     /* host evaluation: no circuit, no witness on the device: one worker fits with the whole key */
     in = porep(79.0, 1);
     in.circuit = 0;
@@ -222,6 +242,14 @@ int main(void)
             CHECK(0, "random plan %d: %s with 0x%x, the oracle %s with 0x%x (free %llu, workers %u)", i,
                   name(got), gm, name(want), om, (unsigned long long)x.free, x.workers);
             break;
+        }
+        if (x.workers <= 8) { /* the workers a refusal names: the most with which the oracle finds a plan */
+            unsigned most = most_workers(&x);
+            if (key_fit_workers(&x) != most) {
+                CHECK(0, "random plan %d: fits with %u workers, the oracle %u (of %u)", i,
+                      key_fit_workers(&x), most, x.workers);
+                break;
+            }
         }
     }
     printf("test_key_fit: %zu random plans against the oracle (%zu resident, %zu in part or wholly streamed, "

@@ -184,16 +184,24 @@ static int refuse(const key_entry *e, const key_fit_in *in, char *err, size_t er
     const double G = 1073741824.0;
     unsigned streamed;
     uint64_t on = keys_on(e->dev, &streamed);
-    char others[64] = "";
+    char others[64] = "", advice[128];
     if (on || streamed)
         snprintf(others, sizeof others, "; other keys %.2f GiB", on / G);
-    return cuzk_fail(err, errlen, CUZK_ENOMEM,
-                     "device %d: no room for this key (%.2f GiB free%s): use fewer GPU workers, host "
-                     "evaluation or other devices (--device-ids); it needs %.2f GiB resident or %.2f streamed "
-                     "with %u worker%s (key %.2f, circuit %.2f, prover growth %.2f + staging %.2f each)",
-                     e->dev, in->free / G, others, key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G,
-                     in->workers, in->workers == 1 ? "" : "s", key_fit_resident(in, KEY_FIT_ALL) / G,
-                     in->circuit / G, in->prover / G, 2.0 * key_fit_stage(in, 0) / G);
+    unsigned fit = key_fit_workers(in);
+    if (fit)
+        snprintf(advice, sizeof advice,
+                 "it fits with %u (--gpu-workers %u; cuzkd: gpus.gpu_workers_per_device)", fit, fit);
+    else
+        snprintf(advice, sizeof advice,
+                 "not even with one: use host evaluation or other devices (--device-ids)");
+    return cuzk_fail(
+        err, errlen, CUZK_ENOMEM,
+        "device %d: no room for this key with %u GPU worker%s (%.2f GiB free%s); %s. It needs "
+        "%.2f GiB resident or %.2f streamed (key %.2f, circuit %.2f, prover growth %.2f + staging "
+        "%.2f each)",
+        e->dev, in->workers, in->workers == 1 ? "" : "s", in->free / G, others, advice,
+        key_fit_need(in, KEY_FIT_ALL) / G, key_fit_need(in, 0) / G, key_fit_resident(in, KEY_FIT_ALL) / G,
+        in->circuit / G, in->prover / G, 2.0 * key_fit_stage(in, 0) / G);
 }
 
 /* Which of e's key's vectors stay resident on its device (the caller holds the device's load lock, at the

@@ -110,4 +110,19 @@ static inline key_fit key_fit_plan(const key_fit_in *in, unsigned *mask)
     return found ? KEY_FIT_STREAMED : KEY_FIT_NONE;
 }
 
+/* The most workers, up to in->workers, with whose provers some plan fits (not always the wholly streamed
+ * one: keeping the largest vector resident shrinks every prover's staging); 0 when not even one worker's
+ * does. What a refusal tells the user to set. */
+static inline unsigned key_fit_workers(const key_fit_in *in)
+{
+    key_fit_in t = *in;
+    unsigned mask;
+    for (unsigned w = in->workers ? in->workers : 1; w >= 1; w--) {
+        t.workers = w;
+        if (key_fit_plan(&t, &mask) != KEY_FIT_NONE)
+            return w;
+    }
+    return 0;
+}
+
 #endif

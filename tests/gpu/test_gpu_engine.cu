@@ -213,7 +213,8 @@ static void run_no_room(const cuzk_engine_backend *be, cuzk_groth16_params &pk, 
     CHECK(cuzk_engine_submit(e, &job, &id, err, sizeof err) == CUZK_OK, "submit: %s", err);
     cuzk_engine_result res;
     rc = cuzk_engine_await(e, id, &res, err, sizeof err);
-    CHECK(rc == CUZK_ENOMEM && strstr(res.error, "GiB free") && strstr(res.error, "fewer GPU workers"),
+    CHECK(rc == CUZK_ENOMEM && strstr(res.error, "GiB free") && strstr(res.error, "not even with one") &&
+              strstr(res.error, "host evaluation"),
           "a device with 1 MiB free: rc %d, \"%s\"", rc, res.error);
     cuzk_engine_result_free(&res);
     uint64_t resident = 0;
