@@ -34,15 +34,8 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon.h"
+#include "fuzz_net.h"
 #include "rpc.h"
-
-static void require(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_daemon_service: %s\n", what);
-        abort();
-    }
-}
 
 static const char *const METHODS[8] = {"SubmitProof", "AwaitProof", "Prove",      "CancelProof",
                                        "GetStatus",   "GetMetrics", "PreloadSRS", "EvictSRS"};
@@ -62,28 +55,7 @@ static void unlink_socket(void)
     unlink(sock_path);
 }
 
-static void *loop_main(void *arg)
-{
-    (void)arg;
-    require(rpc_server_run(srv) == 0, "the loop failed");
-    return NULL;
-}
-
 /* ---- seeds ----------------------------------------------------------------------------- */
-
-typedef struct {
-    uint8_t *p;
-    size_t n;
-} bytes;
-
-static void put(bytes *b, const void *d, size_t n)
-{
-    uint8_t *q = realloc(b->p, b->n + n);
-    require(q != NULL, "out of memory");
-    memcpy(q + b->n, d, n);
-    b->p = q;
-    b->n += n;
-}
 
 static void put_call(bytes *b, int method, const ProtobufCMessage *m)
 {
@@ -100,10 +72,7 @@ static void put_call(bytes *b, int method, const ProtobufCMessage *m)
 
 static void seed_write(const char *dir, const char *name, const bytes *b)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    require(f && fwrite(b->p, 1, b->n, f) == b->n && fclose(f) == 0, "cannot write a seed");
+    seed_file(dir, name, b->p, b->n);
 }
 
 static void write_seeds(const char *dir, const char *wtns_path)
@@ -213,6 +182,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     char err[512];
     cuzkd_config_init(&cfg);
     require(cuzkd_config_parse(&cfg, "fuzz", text, strlen(text), err, sizeof err) == 0, err);
+    require(cuzkd_log_open(NULL, cfg.log_level, false, err, sizeof err) == 0, err); /* errors only */
     require(cuzkd_service_new(&svc, &cfg, err, sizeof err) == 0, err);
     rpc_server_config sc = {.max_message = 65536,
                             .max_buffered = 1 << 20,
@@ -228,9 +198,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cuzkd_service_attach(svc, srv);
     require(rpc_server_listen(srv, addr, RPC_LISTEN_GRPC, err, sizeof err) == 0, err);
     atexit(unlink_socket);
-    pthread_t t;
-    require(pthread_create(&t, NULL, loop_main, NULL) == 0, "cannot start the loop");
-    pthread_detach(t);
+    fuzz_start_loop(srv);
     return 0;
 }
 

@@ -36,15 +36,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "fuzz_net.h"
 #include "rpc.h"
-
-static void require(int cond, const char *what)
-{
-    if (!cond) {
-        fprintf(stderr, "fuzz_rpc_server: %s\n", what);
-        abort();
-    }
-}
 
 /* ---- the server ------------------------------------------------------------------------ */
 
@@ -94,13 +87,6 @@ static void unlink_sockets(void)
     unlink(http_path);
 }
 
-static void *loop_main(void *arg)
-{
-    (void)arg;
-    require(rpc_server_run(srv) == 0, "the loop failed");
-    return NULL;
-}
-
 /* The loop's view, read on its thread. */
 typedef struct {
     pthread_mutex_t mu;
@@ -135,20 +121,6 @@ static void read_probe(probe *p)
 }
 
 /* ---- seeds ----------------------------------------------------------------------------- */
-
-typedef struct {
-    uint8_t *p;
-    size_t n;
-} bytes;
-
-static void put(bytes *b, const void *d, size_t n)
-{
-    uint8_t *q = realloc(b->p, b->n + n);
-    require(q != NULL, "out of memory");
-    memcpy(q + b->n, d, n);
-    b->p = q;
-    b->n += n;
-}
 
 static ssize_t seed_send(nghttp2_session *h2, const uint8_t *d, size_t n, int flags, void *user)
 {
@@ -209,10 +181,7 @@ static void seed_grpc(const char *dir, const char *name, int n, const char *cons
     }
     require(nghttp2_session_send(h2) == 0, "nghttp2 send");
     nghttp2_session_del(h2);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    require(f && fwrite(out.p, 1, out.n, f) == out.n && fclose(f) == 0, "cannot write a seed");
+    seed_file(dir, name, out.p, out.n);
     free(out.p);
 }
 
@@ -232,10 +201,11 @@ static bytes message(uint8_t flag, uint32_t announced, size_t n)
 
 static void seed_http(const char *dir, const char *name, const char *text)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    require(f && fputc(1, f) == 1 && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write a seed");
+    bytes b = {0};
+    put(&b, "\1", 1);
+    put(&b, text, strlen(text));
+    seed_file(dir, name, b.p, b.n);
+    free(b.p);
 }
 
 static void write_seeds(const char *dir)
@@ -286,9 +256,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(addr, sizeof addr, "unix://%s", http_path);
     require(rpc_server_listen(srv, addr, RPC_LISTEN_HTTP, err, sizeof err) == 0, err);
     atexit(unlink_sockets);
-    pthread_t t;
-    require(pthread_create(&t, NULL, loop_main, NULL) == 0, "cannot start the loop");
-    pthread_detach(t);
+    fuzz_start_loop(srv);
     return 0;
 }
 
