@@ -70,11 +70,6 @@ static void put_call(bytes *b, int method, const ProtobufCMessage *m)
     free(q);
 }
 
-static void seed_write(const char *dir, const char *name, const bytes *b)
-{
-    seed_file(dir, name, b->p, b->n);
-}
-
 static void write_seeds(const char *dir, const char *wtns_path)
 {
     mkdir(dir, 0755);
@@ -101,7 +96,7 @@ static void write_seeds(const char *dir, const char *wtns_path)
     put_call(&b, 0, &sub.base);
     put_call(&b, 1, &aw.base);
     put_call(&b, 4, &st.base);
-    seed_write(dir, "submit-await-status", &b);
+    seed_file(dir, "submit-await-status", b.p, b.n);
     b.n = 0;
     put_call(&b, 6, &pre.base);
     put_call(&b, 0, &sub.base);
@@ -109,18 +104,18 @@ static void write_seeds(const char *dir, const char *wtns_path)
     put_call(&b, 1 | 8, &aw.base);
     put_call(&b, 7, &ev.base);
     put_call(&b, 5, &me.base);
-    seed_write(dir, "preload-submit-cancel-evict", &b);
+    seed_file(dir, "preload-submit-cancel-evict", b.p, b.n);
     b.n = 0;
     sub.request_id = "";
     pr.submit = &sub;
     put_call(&b, 2, &pr.base);
     put_call(&b, 0, &sub.base);
     put_call(&b, 0, &sub.base);
-    seed_write(dir, "prove-twice-anonymous", &b);
+    seed_file(dir, "prove-twice-anonymous", b.p, b.n);
     b.n = 0;
     put_call(&b, 2 | 8, &pr.base); /* the client leaves before its proof */
     put_call(&b, 4, &st.base);
-    seed_write(dir, "prove-and-leave", &b);
+    seed_file(dir, "prove-and-leave", b.p, b.n);
     if (wtns_path) {
         FILE *f = fopen(wtns_path, "rb");
         if (f) {
@@ -147,7 +142,7 @@ static void write_seeds(const char *dir, const char *wtns_path)
             g.vanilla_proofs = two;
             pr.submit = &g;
             put_call(&b, 2, &pr.base);
-            seed_write(dir, "groth16-bits", &b);
+            seed_file(dir, "groth16-bits", b.p, b.n);
             free(w.p);
         }
     }
