@@ -207,7 +207,8 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* One call; returns its status, or -1 when the client's deadline passed (allowed only when `may_wait`). */
+/* One call; returns its status, or -1 when the client's deadline passed (allowed only when `may_wait`).
+ * A SubmitProof's job id goes into ids (when not NULL, up to 64). */
 static int one_call(rpc_client *c, int m, const uint8_t *req, size_t len, int deadline_ms, bool may_wait,
                     char ids[][128], int *n_ids)
 {
@@ -239,7 +240,7 @@ static int one_call(rpc_client *c, int m, const uint8_t *req, size_t len, int de
         if (aw && aw->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED)
             require(aw->proof.len % 192 == 0 && aw->proof.len > 0,
                     "a completed proof that is not 192-byte proofs");
-        if (m == 0 && *n_ids < 64)
+        if (m == 0 && ids && *n_ids < 64)
             snprintf(ids[(*n_ids)++], 128, "%s", ((const Cuzk__V1__SubmitProofResponse *)r)->job_id);
         protobuf_c_message_free_unpacked(r, NULL);
     }
@@ -280,13 +281,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += len;
         calls++;
     }
-    /* leave room for the next input: cancel what this one submitted (its AwaitProof ids too) */
+    /* leave room for the next input: cancel the jobs its SubmitProof calls started (a Prove's job ends on
+     * its own) */
     for (int i = 0; i < n_ids; i++) {
         Cuzk__V1__CancelProofRequest ca = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
         ca.job_id = ids[i];
         uint8_t buf[256];
         size_t n = protobuf_c_message_pack(&ca.base, buf);
-        one_call(c, 3, buf, n, ANSWER_MS, false, NULL, &(int){64});
+        one_call(c, 3, buf, n, ANSWER_MS, false, NULL, NULL);
     }
     rpc_client_close(c);
     return 0;
