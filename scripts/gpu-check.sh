@@ -25,7 +25,8 @@
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key
 #       bench-sweep  cuzk-bench sweep on the PoRep-shaped workload at 2^$SWEEP_LG (default 23), 10 partitions
-#                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2)
+#                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2);
+#                    $SWEEP_FLAGS: more cuzk-bench flags (e.g. --no-zpack)
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
@@ -213,7 +214,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
         run bench-sweep "${timev[@]}" "$bdir/cuzk-bench" sweep --backend gpu --workload porep \
             --constraints "${SWEEP_LG:-23}" --partitions 10 --c-list "${SWEEP_C:-5,10,20}" \
             --j-list "${SWEEP_J:-2,5,10}" --gw-list "${SWEEP_GW:-1,2}" --csv "$out/sweep.csv" \
-            --timeline-dir "$out/sweep-tl"
+            --timeline-dir "$out/sweep-tl" ${SWEEP_FLAGS:-}
         for tl in "$out"/sweep-tl/*.jsonl; do
             [ -f "$tl" ] && "$bdir/cuzk-bench" timeline report "$tl" --svg "${tl%.jsonl}.svg" >"${tl%.jsonl}.txt" 2>&1
         done

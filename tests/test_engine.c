@@ -231,6 +231,9 @@ typedef struct {
     atomic_ullong worker_devs; /* bit d: a worker was made for device d */
     /* what the device phase was handed: a, b, c from synthesis, none (device evaluation), a check asked */
     atomic_int abc_given, abc_none, checks;
+    /* what pre was handed with device evaluation: a packed witness that unpacks to z, one that does not,
+     * none (tb_pre checks each against z) */
+    atomic_int zp_good, zp_bad, zp_none;
     /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
     uint32_t fail_nparts, block_nparts;
     int fail_part, block_part;
@@ -285,6 +288,20 @@ static int tb_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t
     *q = (tb_pending){.dev = p->dev, .worker = p->worker, .job = p->job, .part = p->part};
     p->pending = q;
     atomic_fetch_add(&t->pres, 1);
+    if (p->a) /* host evaluation: never packed */
+        atomic_fetch_add(p->zp ? &t->zp_bad : &t->zp_none, 1);
+    else if (!p->zp)
+        atomic_fetch_add(&t->zp_none, 1);
+    else {
+        cuzk_fr *back = malloc(p->n_z * sizeof *back);
+        if (!back)
+            return cuzk_fail(err, errlen, CUZK_ENOMEM, "tb: out of memory");
+        memset(back, 0xa5, p->n_z * sizeof *back);
+        cuzk_zpack_unpack(p->zp, back);
+        bool same = p->zp->n == p->n_z && !memcmp(back, p->z, p->n_z * sizeof *back);
+        atomic_fetch_add(same ? &t->zp_good : &t->zp_bad, 1);
+        free(back);
+    }
     return CUZK_OK;
 }
 
@@ -370,6 +387,7 @@ static cuzk_engine_backend tb_backend(tb_ctx *t)
         .post = tb_post,
         .abandon = tb_abandon,
         .device_eval = t->cpu->device_eval, /* the device phase is the CPU backend's */
+        .packed_z = true,                   /* pre checks the packing, the CPU backend reads z */
     };
 }
 
@@ -532,6 +550,13 @@ static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
         CHECK(given > 0 && none == 0 && checks == 0,
               "%s: device phases with a, b, c %d, without %d, asked to check %d (host evaluation)", what,
               given, none, checks);
+    /* every witness packed for pre with device evaluation (43 values fit the tail), none with host's */
+    int good = atomic_load(&t->zp_good), bad = atomic_load(&t->zp_bad), unpacked = atomic_load(&t->zp_none),
+        pres = atomic_load(&t->pres);
+    bool dev = ev == CUZK_ENGINE_EVAL_DEVICE;
+    CHECK(bad == 0 && good + unpacked == pres && (dev ? unpacked == 0 && good > 0 : good == 0),
+          "%s: pre saw %d packed witnesses that unpack to z, %d that do not, %d unpacked, of %d", what, good, bad,
+          unpacked, pres);
 }
 
 /* The constraint the corrupted witness (unsat_witness) breaks first, by the naive loop of testutil. */
@@ -979,18 +1004,113 @@ static void eval_proofs_run(cuzk_engine_eval ev, int eval_threads, uint64_t ids[
     cuzk_engine_get_stats(e, &st);
     CHECK(st.parts_done == EP_JOBS * EP_PARTS && st.parts_failed == 0, "%s: done %llu failed %llu", what,
           (unsigned long long)st.parts_done, (unsigned long long)st.parts_failed);
-    /* partition buffers: witnesses only with device evaluation, a‖b‖c buffers too with host evaluation */
-    uint64_t zb = (NI + NA) * sizeof(cuzk_fr);
+    /* partition buffers: witnesses and their packings only with device evaluation (so many of each as
+     * the bytes say), a‖b‖c buffers too with host evaluation */
+    uint64_t zb = (NI + NA) * sizeof(cuzk_fr), pb = cuzk_zpack_bytes(NI + NA, cuzk_zpack_default_cap(NI + NA));
+    uint64_t extra = st.buf_live_bytes - st.buf_live * zb, packs = extra / (pb - zb);
     if (ev == CUZK_ENGINE_EVAL_DEVICE)
-        CHECK(st.buf_live > 0 && st.buf_live_bytes == st.buf_live * zb,
-              "%s: %llu buffers of %llu bytes, expected only witness buffers of %llu", what,
-              (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes, (unsigned long long)zb);
+        CHECK(st.buf_live > 0 && st.buf_live_bytes >= st.buf_live * zb && extra % (pb - zb) == 0 &&
+                  packs > 0 && packs < st.buf_live,
+              "%s: %llu buffers of %llu bytes, expected only witness buffers of %llu and packings of %llu", what,
+              (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes, (unsigned long long)zb,
+              (unsigned long long)pb);
     else
         CHECK(st.buf_live_bytes > st.buf_live * zb, "%s: %llu buffers of %llu bytes: no a‖b‖c buffer", what,
               (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes);
     drained(e, k, what);
     cuzk_engine_free(e);
     tb_saw(&tb, ev, true, what);
+}
+
+/* A witness the packing's tail cannot hold: uniform values, so it crosses whole. */
+typedef struct {
+    const cuzk_fr *z;
+    size_t n;
+} whole_witness;
+
+static int synth_whole(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err, size_t errlen)
+{
+    const whole_witness *w = user;
+    if (n_z != w->n)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "callback: n_z %zu", n_z);
+    memcpy(z, w->z, n_z * sizeof *z);
+    return CUZK_OK;
+}
+
+/* Packing with device evaluation: off with CUZK_ENGINE_NO_ZPACK (pre sees no packing, the proofs are the
+ * same); a witness with more values other than 0 and 1 than its tail holds goes whole, counted in
+ * parts_unpacked, and proves; the budget comes back whole either way. */
+static void test_pack(void)
+{
+    const char *what = "packing off";
+    cuzk_engine_config c = small_config();
+    c.eval = CUZK_ENGINE_EVAL_DEVICE;
+    c.flags = CUZK_ENGINE_NO_ZPACK;
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    c.backend = &be;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (e) {
+        synth_ctx x;
+        synth_ctx_init(&x, 1);
+        await_ok(e, submit(e, k, 3, CUZK_PRIO_NORMAL, &x, what), 3, true, what);
+        cuzk_engine_stats st;
+        cuzk_engine_get_stats(e, &st);
+        CHECK(atomic_load(&tb.zp_none) == 3 && atomic_load(&tb.zp_good) + atomic_load(&tb.zp_bad) == 0 &&
+                  st.parts_unpacked == 0,
+              "%s: pre saw %d unpacked witnesses of 3 (%llu counted unpacked)", what, atomic_load(&tb.zp_none),
+              (unsigned long long)st.parts_unpacked);
+        drained(e, k, what);
+        cuzk_engine_free(e);
+    }
+
+    what = "packing, a tail too small";
+    enum { UA = 400, UC = 420 };
+    cuzk_cs cs;
+    cuzk_groth16_params pk;
+    memset(&cs, 0, sizeof cs);
+    cuzk_fr *z = malloc((NI + UA) * sizeof *z);
+    char err[256] = "";
+    cuzk_groth16_toxic tw;
+    unsigned lg;
+    int rc = z && cuzk_cs_random(&cs, z, NI, UA, UC, test_rand64(), CUZK_CS_RANDOM_UNIFORM) == CUZK_OK
+                 ? CUZK_OK
+                 : CUZK_ENOMEM;
+    if (rc == CUZK_OK && (rc = cuzk_groth16_domain_lg(&lg, &cs, err, sizeof err)) == CUZK_OK &&
+        (rc = cuzk_groth16_toxic_random(&tw, (size_t)1 << lg, err, sizeof err)) == CUZK_OK)
+        rc = cuzk_groth16_setup(&pk, &cs, &tw, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "%s: circuit: %s", what, err);
+    c.flags = 0;
+    be = tb_backend(&tb);
+    bool made = rc == CUZK_OK;
+    if (made && (rc = cuzk_engine_new(&e, &c, err, sizeof err)) == CUZK_OK) {
+        if ((rc = cuzk_engine_key_new(e, &pk, &cs, &k, err, sizeof err)) == CUZK_OK) {
+            whole_witness w = {z, NI + UA};
+            cuzk_engine_job j = {.key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_whole, .user = &w};
+            uint64_t id = 0;
+            cuzk_engine_result r;
+            rc = cuzk_engine_submit(e, &j, &id, err, sizeof err);
+            if (rc == CUZK_OK)
+                rc = cuzk_engine_await(e, id, &r, err, sizeof err);
+            CHECK(rc == CUZK_OK && r.status == CUZK_OK && r.n_proofs == 2, "%s: %d %s", what, rc, err);
+            if (rc == CUZK_OK)
+                cuzk_engine_result_free(&r);
+            cuzk_engine_stats st;
+            cuzk_engine_get_stats(e, &st);
+            CHECK(atomic_load(&tb.zp_none) == 2 && atomic_load(&tb.zp_good) + atomic_load(&tb.zp_bad) == 0 &&
+                      st.parts_unpacked == 2,
+                  "%s: pre saw %d unpacked witnesses of 2 (%llu counted unpacked)", what,
+                  atomic_load(&tb.zp_none), (unsigned long long)st.parts_unpacked);
+            drained(e, k, what);
+        }
+        cuzk_engine_free(e);
+    }
+    CHECK(!made || rc == CUZK_OK, "%s: %s", what, err);
+    if (made)
+        cuzk_groth16_params_free(&pk);
+    cuzk_cs_free(&cs);
+    free(z);
 }
 
 /* The same jobs with the same rs_seed, evaluated on the host and on the device: the same proofs. */
@@ -1884,6 +2004,7 @@ int main(void)
     test_proofs();
     test_eval_config();
     test_eval_proofs();
+    test_pack();
     order_scenario(false);
     order_scenario(true);
     test_cancel(CUZK_ENGINE_EVAL_HOST);

@@ -57,6 +57,7 @@
 #include "cuzk/pool.h"
 #include "cuzk/timeline.h"
 #include "cuzk/verify.h"
+#include "cuzk/zpack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,9 @@ typedef struct cuzk_engine_part {
     size_t n_z;
     const uint64_t *density[3]; /* cs's density bitmaps (cuzk_cs_density), computed once per key */
     size_t density_pop[3];      /* their popcounts (over n_aux, n_inputs, n_aux bits), counted with them */
+    const cuzk_zpack *zp; /* z packed for its upload (backend packed_z, device evaluation), valid in pre and
+                             device only; NULL when not packed (packing off, or too many values other than
+                             0 and 1 for its tail) */
     const cuzk_fr *a, *b, *c;   /* n_abc = cs->n_constraints values each; valid in pre and device only.
                                    NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;
@@ -123,6 +127,9 @@ typedef struct cuzk_engine_part {
  *                matrices it keeps next to the key) and check a∘b = c: with device evaluation on
  *                (cuzk_engine_config.eval) synthesis only writes z and the part's a, b, c are NULL.
  *   prefer_device_eval   device evaluation is the backend's default (CUZK_ENGINE_EVAL_AUTO).
+ *   packed_z     with device evaluation, pre takes the witness packed as well (p->zp, cuzk/zpack.h): the
+ *                synthesis worker packs it after the witness (on the eval_threads pool), into a pooled
+ *                buffer of n_z / 8 × 3 bytes and a tail of n_z / 16 + 64 values, unless CUZK_ENGINE_NO_ZPACK.
  * Functions return CUZK_OK or a CUZK_E* code with a message in err. */
 typedef struct cuzk_engine_backend {
     const char *name;
@@ -139,7 +146,7 @@ typedef struct cuzk_engine_backend {
     void *(*host_alloc)(void *ctx, size_t bytes);
     void (*host_free)(void *ctx, void *ptr, size_t bytes);
     void (*key_free)(void *ctx, const cuzk_groth16_params *pk);
-    bool device_eval, prefer_device_eval;
+    bool device_eval, prefer_device_eval, packed_z;
 } cuzk_engine_backend;
 
 /* The CPU backend: pre does nothing; device runs cuzk_groth16_prove_ex as a whole on the worker's pool
@@ -158,6 +165,7 @@ void cuzk_engine_stage_span(cuzk_engine_part *p, const char *stage, int64_t star
 
 enum {
     CUZK_ENGINE_NO_CHECK = 1u << 0, /* skip the a∘b = c check after synthesis (verification still guards) */
+    CUZK_ENGINE_NO_ZPACK = 1u << 1, /* do not pack witnesses for a backend that takes them packed (packed_z) */
 };
 
 /* Where a = A·z, b = B·z, c = C·z are evaluated and checked (cuzk_engine_config.eval). */
@@ -180,7 +188,8 @@ typedef struct {
     int gpu_workers;                    /* GPU workers per device, sharing the device's lock (default 2) */
     int gpu_threads;                    /* CPU threads in each GPU worker's pool (default: online CPUs) */
     int eval_threads; /* host evaluation: threads of the one pool the synthesis workers share for a, b, c
-                         and the check (default: online CPUs; two workers' runs take turns on it) */
+                         and the check; device evaluation on a backend taking packed witnesses: for the
+                         packing (default: online CPUs; two workers' runs take turns on it) */
     int post_workers;                   /* post-processing threads (default 1) */
     int queue_depth;         /* bounded GPU queue of synthesized partitions (default devices × gw) */
     int pool_idle;           /* idle partition buffers kept (default 2 × (synth + queue + gpu + post)) */
@@ -275,6 +284,7 @@ typedef struct {
     uint64_t jobs_unfinished;                                     /* submitted, not finished */
     uint64_t parts_in_flight;                                     /* dispatched, not finished */
     uint64_t parts_done, parts_failed, parts_dropped; /* proved; failed; stopped by failure/cancel */
+    uint64_t parts_unpacked; /* with packing on: witnesses sent whole (tail too small, or no buffer) */
     uint64_t buf_allocs, buf_reuses, buf_frees; /* partition buffers allocated, taken from the pool, freed */
     uint64_t buf_live, buf_live_bytes;          /* allocated now (in use or idle) */
 } cuzk_engine_stats;

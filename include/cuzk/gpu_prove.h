@@ -32,6 +32,7 @@
 #include "cuzk/params.h"
 #include "cuzk/pool.h"
 #include "cuzk/prove.h"
+#include "cuzk/zpack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,6 +127,12 @@ int cuzk_gpu_prover_bind(cuzk_gpu_prover **p, const cuzk_gpu_pk *gpk, const cuzk
  * evaluation and the same z pointer and length does not copy z again (z must not change in between);
  * any other call copies as usual. CUZK_EINVAL for no witness. */
 int cuzk_gpu_prover_put_z(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, char *err, size_t errlen);
+/* The same from z's packing zp (cuzk/zpack.h, made from these n values; NULL: as put_z): only zp's used
+ * bytes cross, and the device expands them into the same values; z is still what a later proof's z must
+ * be to use the copy. A packing larger than the prover's a buffer is not used (z crosses whole).
+ * CUZK_EINVAL for no witness or a packing of another length or an overfull tail. */
+int cuzk_gpu_prover_put_zpack(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, const cuzk_zpack *zp, char *err,
+                              size_t errlen);
 
 /* cuzk_groth16_prove_ex with the H pipeline and the MSMs on the device. pk is the host key gpk was
  * loaded from. One call at a time per prover; different provers may run concurrently. The MSMs always

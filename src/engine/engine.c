@@ -74,7 +74,8 @@ typedef struct slot {
     struct slot *next;
     job *job;
     cuzk_engine_part p;
-    buf *zbuf, *abcbuf;
+    buf *zbuf, *abcbuf, *packbuf;
+    cuzk_zpack zp;       /* in packbuf when the witness is packed (p.zp) */
     uint64_t res1, res2; /* bytes still reserved */
     gpu_worker *gw;      /* during the device phase: where kernel events go */
 } slot;
@@ -170,7 +171,9 @@ struct cuzk_engine {
     pthread_t dispatcher, reaper;
     bool dispatcher_up, reaper_up;
     synth_worker *synth;
-    cuzk_pool *eval_pool; /* host evaluation: a, b, c and the check, shared by the synthesis workers */
+    cuzk_pool *eval_pool; /* host evaluation: a, b, c and the check, shared by the synthesis workers; with
+                             packing: the packing */
+    bool pack;            /* witnesses packed for the backend (packed_z, device evaluation, not NO_ZPACK) */
     gpu_worker *gpu;
     post_worker *post;
     int n_synth_up, n_gpu_up, n_post_up;
@@ -536,6 +539,7 @@ static void slot_release(cuzk_engine *e, slot *s)
 {
     job *j = s->job;
     buf_put_locked(e, s->abcbuf);
+    buf_put_locked(e, s->packbuf);
     buf_put_locked(e, s->zbuf);
     budget_give(e, s->res1 + s->res2);
     j->in_flight--;
@@ -645,6 +649,24 @@ static void *dispatcher_main(void *arg)
 
 /* ---- synthesis ------------------------------------------------------------------------------------- */
 
+/* The witness packed into a pooled buffer for the backend (e->pack): p.zp when it fits the tail, else the
+ * buffer goes back and the witness crosses whole (as it does when no buffer can be had). */
+static void synth_pack(cuzk_engine *e, slot *s, const cuzk_fr *z, size_t n)
+{
+    size_t cap = cuzk_zpack_default_cap(n), bytes = cuzk_zpack_bytes(n, cap);
+    s->packbuf = buf_get(e, bytes);
+    if (s->packbuf && cuzk_zpack_init(&s->zp, s->packbuf->p, s->packbuf->cap, n, cap, NULL, 0) == CUZK_OK &&
+        cuzk_zpack_make(&s->zp, z, e->eval_pool)) {
+        s->p.zp = &s->zp;
+        return;
+    }
+    pthread_mutex_lock(&e->mu);
+    buf_put_locked(e, s->packbuf);
+    s->packbuf = NULL;
+    e->st.parts_unpacked++;
+    pthread_mutex_unlock(&e->mu);
+}
+
 /* Witness, a/b/c, check, r and s for one partition; then onto the GPU queue (blocking while it is full). */
 static void synth_one(synth_worker *w, slot *s)
 {
@@ -679,6 +701,8 @@ static void synth_one(synth_worker *w, slot *s)
         cuzk_fr_from_u64(&one, 1);
         if (!cuzk_fr_eq(&z[0], &one)) {
             rc = cuzk_fail(err, sizeof err, CUZK_EINVAL, "z[0] is not 1");
+        } else if (e->pack) {
+            synth_pack(e, s, z, k->n_z);
         } else if (!dev_eval) {
             what = "witness";
             cuzk_cs_eval(k->cs, z, a, b, c, e->eval_pool);
@@ -838,11 +862,13 @@ static void gpu_one(gpu_worker *w, slot *s)
         slot_fail(e, s, rc, "device", err);
         return;
     }
-    /* first release: a, b, c and the device scratch are no longer needed */
+    /* first release: a, b, c, the packed witness and the device scratch are no longer needed */
     s->p.a = s->p.b = s->p.c = NULL;
+    s->p.zp = NULL;
     pthread_mutex_lock(&e->mu);
     buf_put_locked(e, s->abcbuf);
-    s->abcbuf = NULL;
+    buf_put_locked(e, s->packbuf);
+    s->abcbuf = s->packbuf = NULL;
     budget_give(e, s->res1);
     s->res1 = 0;
     if (j->state != J_ACTIVE) {
@@ -1162,7 +1188,8 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     for (int d = 0; d < c.devices; d++)
         pthread_mutex_init(&e->dev_lock[d], NULL);
     e->synth_idle = c.synth_workers;
-    if (c.eval == CUZK_ENGINE_EVAL_HOST && c.eval_threads > 1 &&
+    e->pack = c.eval == CUZK_ENGINE_EVAL_DEVICE && e->be->packed_z && !(c.flags & CUZK_ENGINE_NO_ZPACK);
+    if ((c.eval == CUZK_ENGINE_EVAL_HOST || e->pack) && c.eval_threads > 1 &&
         !(e->eval_pool = cuzk_pool_new(c.eval_threads))) {
         engine_teardown(e);
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "engine: cannot start the evaluation pool of %d threads",
@@ -1326,6 +1353,7 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
     k->ws2 = (uint64_t)k->n_z * sizeof(cuzk_fr);
     bool dev_eval = e->cfg.eval == CUZK_ENGINE_EVAL_DEVICE;
     k->ws1 = (dev_eval ? 0 : 3 * (uint64_t)k->n_abc * sizeof(cuzk_fr)) +
+             (e->pack ? cuzk_zpack_bytes(k->n_z, cuzk_zpack_default_cap(k->n_z)) : 0) +
              (e->be->part_bytes ? e->be->part_bytes(e->be->ctx, pk, cs, dev_eval) : 0);
     pthread_mutex_lock(&e->mu);
     uint64_t keep = max_unfinished_part(e);

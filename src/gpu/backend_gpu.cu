@@ -22,9 +22,11 @@
  * two keys) plan one after the other against what the other left.
  *
  * Phases: `pre` (outside the device lock), with device evaluation, loads what
- * is missing and copies the partition's z into the worker's prover
- * (cuzk_gpu_prover_put_z), so with two GPU workers the 4 GB copy of one
- * partition runs beside the kernels of the other. `device` runs
+ * is missing and copies the partition's z into the worker's prover, packed
+ * when synthesis packed it (cuzk_gpu_prover_put_zpack: ≈ 90 MB instead of
+ * 4.17 GB for a PoRep partition, expanded on the device), so with two GPU
+ * workers the copy of one partition runs beside the kernels of the other,
+ * and with one it is short. `device` runs
  * cuzk_gpu_groth16_prove with the verification off (the engine verifies),
  * marking one kernel stage "prove", and then records the prover's own
  * device stages (upload, eval, h, msm_h, msm_l, msm_a, msm_b1, msm_b2, from
@@ -339,7 +341,7 @@ static int gpu_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_
     cuzk_gpu_cs *gcs = NULL;
     cuzk_gpu_prover *pr = NULL;
     int rc = worker_prover((gpu_worker *)state, p, &gpk, &gcs, &pr, err, errlen);
-    return rc ? rc : cuzk_gpu_prover_put_z(pr, p->z, p->n_z, err, errlen);
+    return rc ? rc : cuzk_gpu_prover_put_zpack(pr, p->z, p->n_z, p->zp, err, errlen);
 }
 
 /* The prover's device stages (CUDA events) as kernel stages nested in "prove", so the TIMELINE report
@@ -506,6 +508,7 @@ extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)
         b.key_free = gpu_key_free;
         b.device_eval = true;
         b.prefer_device_eval = true;
+        b.packed_z = true;
     });
     return n_dev > 0 ? &b : NULL;
 }

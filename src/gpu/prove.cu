@@ -40,6 +40,7 @@
 #include "cuzk/gpu_ntt.h"
 #include "cuzk/gpu_prove.h"
 #include "cuzk/timeline.h"
+#include "cuzk/zpack.h"
 #define GPU_MODULE "gpu prove"
 #include "gpu/cuda_check.cuh"
 #include "gpu/eval.cuh"
@@ -745,20 +746,75 @@ static int z_reserve(cuzk_gpu_prover *p, size_t n, char *err, size_t errlen)
     return CUZK_OK;
 }
 
-extern "C" int cuzk_gpu_prover_put_z(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, char *err, size_t errlen)
+/* z[i] from a packed witness (cuzk/zpack.h): a warp is one word of 32 values, so the word's three entries
+ * are one broadcast read and the warp's 1 KB of z one coalesced write. */
+__global__ void k_unpack(const uint32_t *__restrict__ ones, const uint32_t *__restrict__ other,
+                         const uint32_t *__restrict__ start, const fr_t *__restrict__ tail, fr_t one, fr_t *z,
+                         size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    size_t g = i / 32;
+    uint32_t bit = 1u << (i % 32), o = other[g];
+    fr_t v = fr_zero();
+    if (o & bit)
+        v = fr_load(tail + start[g] + __popc(o & (bit - 1)));
+    else if (ones[g] & bit)
+        v = one;
+    fr_store(z + i, v);
+}
+
+/* zp's bytes into a (idle between proofs: the prover's own proof is the only user of it), then z from them,
+ * on the side stream. false when a is too small for them (the caller copies z whole). */
+static int put_packed(cuzk_gpu_prover *p, const cuzk_zpack *zp, bool *done, char *err, size_t errlen)
+{
+    size_t used = cuzk_zpack_used(zp), w = (zp->n + 31) / 32;
+    *done = false;
+    if (!p->a || used > (p->cap.n_h + 1) * sizeof(cuzk_fr))
+        return CUZK_OK;
+    uint8_t *d = (uint8_t *)p->a;
+    const uint32_t *dw = (const uint32_t *)d;
+    CU(cudaMemcpyAsync(d, zp->ones, used, cudaMemcpyHostToDevice, p->st2), "upload of the packed z");
+    fr_t one;
+    memcpy(&one, &zp->one, sizeof one);
+    unsigned blocks = (unsigned)((zp->n + PROVE_THREADS - 1) / PROVE_THREADS);
+    k_unpack<<<blocks, PROVE_THREADS, 0, p->st2>>>(dw, dw + w, dw + 2 * w,
+                                                  (const fr_t *)(d + cuzk_zpack_tail_offset(zp->n)), one,
+                                                  (fr_t *)p->z, zp->n);
+    CU(cudaGetLastError(), "k_unpack launch");
+    *done = true;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prover_put_zpack(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, const cuzk_zpack *zp,
+                                         char *err, size_t errlen)
 {
     p->z_put = NULL, p->z_put_n = 0;
     if (!z || !n)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no witness to copy");
+    if (zp && (zp->n != n || zp->n_other > zp->cap))
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "gpu prove: the packed witness holds %zu values (%zu in a tail of %zu), z %zu", zp->n,
+                         zp->n_other, zp->cap, n);
     int rc = z_reserve(p, n, err, errlen);
     if (rc)
         return rc;
     /* the side stream: no proof runs on this prover between calls, and the copy must not wait for
      * another prover's kernels (it runs beside them) */
-    CU(cudaMemcpyAsync(p->z, z, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, p->st2), "upload of z");
+    bool packed = false;
+    if (zp && (rc = put_packed(p, zp, &packed, err, errlen)))
+        return rc;
+    if (!packed)
+        CU(cudaMemcpyAsync(p->z, z, n * sizeof(cuzk_fr), cudaMemcpyHostToDevice, p->st2), "upload of z");
     CU(cudaStreamSynchronize(p->st2), "upload of z");
     p->z_put = z, p->z_put_n = n;
     return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prover_put_z(cuzk_gpu_prover *p, const cuzk_fr *z, size_t n, char *err, size_t errlen)
+{
+    return cuzk_gpu_prover_put_zpack(p, z, n, NULL, err, errlen);
 }
 
 /* Device evaluation: z up, a, b, c from the resident matrices, the input rows of a, zero padding and the

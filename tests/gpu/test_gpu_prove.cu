@@ -32,6 +32,7 @@
  *                                 cuts), then streamed wholly and in part
  */
 #include <cuda_runtime.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -435,6 +436,64 @@ static void check_put_z(circuit &c)
     free(bad);
 }
 
+/* z's packing (cuzk/zpack.h) in a fresh 64-byte aligned buffer with a tail of cap values (the caller
+ * frees *buf); false when z does not fit. */
+static bool pack_z(cuzk_zpack *zp, void **buf, const cuzk_fr *z, size_t n, size_t cap)
+{
+    char err[256] = "";
+    size_t bytes = cuzk_zpack_bytes(n, cap);
+    *buf = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    int rc = cuzk_zpack_init(zp, *buf, bytes, n, cap, err, sizeof err);
+    CHECK(rc == CUZK_OK, "zpack init: %s", err);
+    return rc == CUZK_OK && cuzk_zpack_make(zp, z, g_pool);
+}
+
+/* cuzk_gpu_prover_put_zpack: the device expands the packing into the witness the proof then uses (the
+ * CPU's proof bytes; a packed broken witness is caught; the host values changed after the put are not
+ * read); a packing of another length is refused. */
+static void check_put_zpack(circuit &c, const char *what)
+{
+    char err[256] = "";
+    size_t n = c.cs.n_inputs + c.cs.n_aux;
+    cuzk_fr *zb = (cuzk_fr *)malloc(n * sizeof(cuzk_fr)), *bad = (cuzk_fr *)malloc(n * sizeof(cuzk_fr));
+    memcpy(bad, c.z, n * sizeof(cuzk_fr));
+    for (size_t v = n - 1; v >= c.cs.n_inputs; v--) { /* a value some constraint reads, made other */
+        cuzk_fr_add(&bad[v], &bad[v], &CUZK_FR_ONE);
+        cuzk_fr_add(&bad[v], &bad[v], &CUZK_FR_ONE);
+        if (cuzk_cs_check(&c.cs, bad, g_pool) >= 0)
+            break;
+        bad[v] = c.z[v];
+    }
+    CHECK(cuzk_cs_check(&c.cs, bad, g_pool) >= 0, "%s: no broken witness found", what);
+    cuzk_zpack zp, zbad;
+    void *buf = NULL, *bufbad = NULL;
+    bool ok = pack_z(&zp, &buf, c.z, n, n) && pack_z(&zbad, &bufbad, bad, n, n);
+    CHECK(ok, "%s: packed", what);
+    if (ok) {
+        printf("%s: %zu values, %zu neither 0 nor 1, %zu bytes packed (%.1f %% of z)\n", what, n, zp.n_other,
+               cuzk_zpack_used(&zp), 100.0 * cuzk_zpack_used(&zp) / (n * sizeof(cuzk_fr)));
+        int rc = cuzk_gpu_prover_put_zpack(c.pr, c.z, n, &zp, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: put_zpack: %s", what, err);
+        rc = prove_vs_cpu(c, c.z, c.z, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: put_zpack, then a proof: rc %d %s", what, rc, err);
+        CHECK(cuzk_gpu_prover_put_zpack(c.pr, bad, n, &zbad, err, sizeof err) == CUZK_OK, "put_zpack: %s", err);
+        rc = prove_vs_cpu(c, bad, bad, err, sizeof err);
+        CHECK(rc == CUZK_EUNSAT, "%s: put_zpack of a broken witness: rc %d, want CUZK_EUNSAT", what, rc);
+        memcpy(zb, c.z, n * sizeof(cuzk_fr));
+        CHECK(cuzk_gpu_prover_put_zpack(c.pr, zb, n, &zp, err, sizeof err) == CUZK_OK, "put_zpack: %s", err);
+        memcpy(zb, bad, n * sizeof(cuzk_fr)); /* after the put: the proof must not read these */
+        rc = prove_vs_cpu(c, zb, c.z, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: put_zpack, host values changed after: rc %d %s", what, rc, err);
+        CHECK(cuzk_gpu_prover_put_zpack(c.pr, c.z, n - 1, &zp, err, sizeof err) == CUZK_EINVAL &&
+                  strstr(err, "packed witness"),
+              "%s: a packing of another length is refused: %s", what, err);
+    }
+    free(buf);
+    free(bufbad);
+    free(zb);
+    free(bad);
+}
+
 /* c's proof through the key gpk and the prover pr, with host or device evaluation (random r, s): CUZK_OK when
  * it has the CPU's bytes, else the GPU's code (CUZK_ERANGE for different bytes). */
 static int prove_with(circuit &c, const cuzk_gpu_pk *gpk, cuzk_gpu_prover *pr, bool dev_eval, char *err,
@@ -585,8 +644,10 @@ static int cmd_check(void)
     check_bind();
     {
         circuit c;
-        if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_BITS, true))
+        if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_BITS, true)) {
             check_put_z(c);
+            check_put_zpack(c, "random bits");
+        }
         circuit_free(&c);
     }
     /* PoRep-shaped: long packed-check rows (the warp-per-row kernel), u8 indices, partitions 0 and 7 */
@@ -602,8 +663,10 @@ static int cmd_check(void)
         /* 2^-8 (≈ 509 K rows, key made on the GPU): L and A have ≈ 509 K scalars, about half of them ones,
          * so rounds 3-5 cut their ones' sums with work in both launches (one steps over 135,168 entries) */
         circuit c;
-        if (circuit_porep(&c, 8, 3, true))
+        if (circuit_porep(&c, 8, 3, true)) {
             check_loaded(c, "porep-shaped 2^-8");
+            check_put_zpack(c, "porep-shaped 2^-8");
+        }
         circuit_free(&c);
     }
     printf("porep-shaped checks done (%.1f s)\n", now_s() - t0);
@@ -712,6 +775,48 @@ static int cmd_bench(unsigned lg)
     return test_finish("test_gpu_prove bench");
 }
 
+/* The witness's trip to the device, whole (put_z) and packed (cuzk_zpack_make on the test's pool, then
+ * put_zpack), three times each; a checked, verified proof then reads the last copy. */
+static void bench_put_z(circuit &c)
+{
+    char err[256] = "";
+    size_t n = c.cs.n_inputs + c.cs.n_aux, cap = cuzk_zpack_default_cap(n), bytes = cuzk_zpack_bytes(n, cap);
+    void *buf = NULL;
+    if (cudaHostAlloc(&buf, bytes, cudaHostAllocPortable) != cudaSuccess) { /* pinned, as the engine's */
+        CHECK(false, "page-locked buffer of %zu bytes for the packed witness", bytes);
+        return;
+    }
+    cuzk_zpack zp;
+    int rc = cuzk_zpack_init(&zp, buf, bytes, n, cap, err, sizeof err);
+    CHECK(rc == CUZK_OK, "zpack init: %s", err);
+    double whole = 1e9, pack = 1e9, packed = 1e9;
+    bool fits = false;
+    for (int i = 0; rc == CUZK_OK && i < 3; i++) {
+        double t0 = now_s();
+        rc = cuzk_gpu_prover_put_z(c.pr, c.z, n, err, sizeof err);
+        double t1 = now_s();
+        fits = cuzk_zpack_make(&zp, c.z, g_pool);
+        double t2 = now_s();
+        if (rc == CUZK_OK && fits)
+            rc = cuzk_gpu_prover_put_zpack(c.pr, c.z, n, &zp, err, sizeof err);
+        double t3 = now_s();
+        whole = fmin(whole, t1 - t0), pack = fmin(pack, t2 - t1), packed = fmin(packed, t3 - t2);
+    }
+    CHECK(rc == CUZK_OK && fits, "put_z / put_zpack (%zu of %zu values in the tail): %s", zp.n_other, n, err);
+    if (rc == CUZK_OK && fits) {
+        printf("witness to the device (%zu values, %.2f GB): whole %.1f ms; packed %.1f MB (%zu others, %.2f %%): "
+               "pack %.1f ms on %d threads, put %.1f ms (best of 3)\n",
+               n, n * 32e-9, whole * 1e3, cuzk_zpack_used(&zp) / 1e6, zp.n_other, 100.0 * zp.n_other / n,
+               pack * 1e3, cuzk_pool_size(g_pool), packed * 1e3);
+        cuzk_groth16_proof p;
+        cuzk_prove_opts opts = {}; /* the witness checked on the device, the proof verified */
+        rc = cuzk_gpu_groth16_prove(&p, &c.pk, c.gpk, c.pr, c.gcs, &c.cs, c.z, NULL, NULL, &opts, g_pool, err,
+                                    sizeof err);
+        CHECK(rc == CUZK_OK, "a checked and verified proof from the packed put: %s", err);
+    }
+    cudaFreeHost(buf);
+}
+
 static int cmd_bench_porep(unsigned lg, bool quick)
 {
     circuit c;
@@ -725,6 +830,7 @@ static int cmd_bench_porep(unsigned lg, bool quick)
         "device %.2f GiB, circuit %.2f GiB, prover buffers %.2f GiB\n",
         (int)lg - 27, c.cs.n_constraints, c.cs.n_aux, now_s() - t0, cuzk_gpu_pk_bytes(&c.pk) / 1073741824.0,
         cuzk_gpu_cs_bytes(&c.cs) / 1073741824.0, cuzk_gpu_prover_bytes(&c.pk) / 1073741824.0);
+    bench_put_z(c);
     char label[32];
     snprintf(label, sizeof label, "porep 2^%d", (int)lg - 27);
     bench_header();

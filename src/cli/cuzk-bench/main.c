@@ -52,6 +52,7 @@ enum {
     F_PRIORITY,
     F_SEED,
     F_NO_CHECK,
+    F_NO_ZPACK,
     F_TIMELINE,
     F_PROOFS_OUT,
     F_COUNT,
@@ -95,6 +96,7 @@ static const struct {
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
+    [F_NO_ZPACK] = {"--no-zpack", NULL, NULL, "GPU, device evaluation: send each witness whole (default: packed by synthesis, 3 bits a 0 or 1 value, expanded on the device)"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
     [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE", "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, partitions in order"},
     [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
@@ -370,6 +372,7 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
         o->seeded = true;
         break;
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
+    case F_NO_ZPACK: o->cfg.flags |= CUZK_ENGINE_NO_ZPACK; break;
     case F_TIMELINE: o->timeline = v; break;
     case F_PROOFS_OUT: o->proofs_out = v; break;
     case F_COUNT: INT_FLAG(1, 1000000) o->count = (uint32_t)x; break;

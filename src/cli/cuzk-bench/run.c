@@ -523,12 +523,13 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     bool first_n = cuzk_engine_device_id(c, 0) == 0 && cuzk_engine_device_id(c, c->devices - 1) == c->devices - 1;
     printf(
         "  engine       %s backend; %d device%s%s%s%s x %d GPU worker%s (%d thread%s each); %d synthesis, %d post; "
-        "queue %d; pool %d; priority %s%s\n",
+        "queue %d; pool %d; priority %s%s%s\n",
         c->backend->name, c->devices, c->devices == 1 ? "" : "s", first_n ? "" : " (", first_n ? "" : ids,
         first_n ? "" : ")", c->gpu_workers,
         c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
         c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
-        (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "");
+        (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "",
+        (c->flags & CUZK_ENGINE_NO_ZPACK) ? "; witnesses sent whole" : "");
     if (c->key_vram) {
         print_bytes("  key VRAM     resident keys up to ", c->key_vram);
         printf(" per device, streamed from host memory beyond\n");
@@ -578,6 +579,9 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     printf(")\n");
     printf("  buffers      %llu allocated, %llu reused, %llu freed\n", (unsigned long long)st->buf_allocs,
            (unsigned long long)st->buf_reuses, (unsigned long long)st->buf_frees);
+    if (st->parts_unpacked)
+        printf("  witnesses    %llu sent whole: more values other than 0 and 1 than a packing holds\n",
+               (unsigned long long)st->parts_unpacked);
     if (rec->oom)
         printf("  (events incomplete: out of memory while recording)\n");
     print_stages(rec, ev, res->wall);
