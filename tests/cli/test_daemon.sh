@@ -57,6 +57,18 @@ printf '[engine]\neval = "gpu"\n' >"$TMP/bad-eval.toml"
 run "$CUZKD" --config "$TMP/bad-eval.toml"
 expect 2 "engine.eval = \"gpu\": exit 2"
 expect_err 'bad-eval.toml:2: engine.eval must be "auto", "host" or "device"' "... naming the file, the line and the values"
+run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --print-config
+expect_out '^zpack = true$' "engine.zpack: witnesses packed by default"
+printf '[engine]\nzpack = false\n' >"$TMP/zpack.toml"
+run "$CUZKD" --config "$TMP/zpack.toml" --print-config
+expect 0 "engine.zpack = false loads"
+expect_out '^zpack = false$' "... and is in effect"
+run "$CUZKD" --no-zpack --print-config
+expect_out '^zpack = false$' "--no-zpack turns it off"
+printf '[engine]\nzpack = "no"\n' >"$TMP/bad-zpack.toml"
+run "$CUZKD" --config "$TMP/bad-zpack.toml" --print-config
+expect 2 "engine.zpack = \"no\": exit 2"
+expect_err 'bad-zpack.toml:2: engine.zpack must be true or false' "... with the reason"
 run "$CUZKD" --eval sometimes
 expect 2 "--eval sometimes: exit 2"
 expect_err "^cuzkd: --eval expects auto, host or device, not 'sometimes'$" "... with the reason"

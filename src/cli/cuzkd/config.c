@@ -396,7 +396,8 @@ typedef enum {
     K_DEVICES,
     K_DEVICE_IDS,
     K_PRELOAD,
-    K_U64
+    K_U64,
+    K_NOT_BOOL /* a boolean stored negated (the field says what false turns on) */
 } kkind;
 
 typedef struct {
@@ -437,6 +438,7 @@ static const keydef KEYS[] = {
     {"engine.backend", K_BACKEND, F(backend), 0, 0, NULL},
     {"engine.eval", K_EVAL, F(eval), 0, 0, NULL},
     {"engine.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
+    {"engine.zpack", K_NOT_BOOL, F(no_zpack), 0, 0, NULL},
     {"pipeline.max_parallel_synthesis", K_INT, F(synth_workers), 0, 1024, NULL},
     {"pipeline.max_gpu_queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"pipeline.enabled", K_IGNORED, 0, 0, 0, "the partition pipeline is the only mode"},
@@ -624,6 +626,11 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
         if (v->t != V_STR || (strcmp(v->s, "auto") && strcmp(v->s, "cpu") && strcmp(v->s, "gpu")))
             return perr(ps, "%s must be \"auto\", \"cpu\" or \"gpu\"", full);
         strcpy(field, v->s);
+        return 0;
+    case K_NOT_BOOL:
+        if (v->t != V_BOOL)
+            return perr(ps, "%s must be true or false", full);
+        *(bool *)field = !v->b;
         return 0;
     case K_EVAL:
         if (v->t != V_STR || (strcmp(v->s, "auto") && strcmp(v->s, "host") && strcmp(v->s, "device")))
@@ -875,6 +882,7 @@ void cuzkd_config_print(FILE *f, const cuzkd_config *c)
         cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
         fprintf(f, "device_ids = \"%s\"\n", ids);
     }
+    fprintf(f, "zpack = %s\n", c->no_zpack ? "false" : "true");
     if (c->key_vram)
         fprintf(f, "key_vram = %llu\n\n", (unsigned long long)c->key_vram);
     else

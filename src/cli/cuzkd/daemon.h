@@ -49,6 +49,7 @@ typedef struct {
     char backend[8]; /* "auto", "cpu", "gpu" */
     char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */
+    bool no_zpack;     /* engine.zpack = false: CUZK_ENGINE_NO_ZPACK (witnesses uploaded whole) */
     /* [limits] */
     uint64_t max_message, max_buffered, max_input_bytes;
     int max_connections, max_streams, max_jobs, max_results;

@@ -57,7 +57,8 @@ enum {
     O_SSEED,
     O_PRELOAD,
     O_PRINT,
-    O_MAXRES
+    O_MAXRES,
+    O_NO_ZPACK
 };
 
 static const struct option OPTS[] = {
@@ -94,6 +95,7 @@ static const struct option OPTS[] = {
     {"synth-seed", required_argument, NULL, O_SSEED},
     {"preload", required_argument, NULL, O_PRELOAD},
     {"print-config", no_argument, NULL, O_PRINT},
+    {"no-zpack", no_argument, NULL, O_NO_ZPACK},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -128,6 +130,7 @@ static void usage(FILE *f)
                "      --device-ids LIST      which devices by number, e.g. 1,3 or 0-3 (GPU: CUDA's\n"
                "                             numbers); replaces --devices and the reverse\n"
                "      --queue-depth N        GPU queue of synthesized partitions\n"
+               "      --no-zpack             GPU, device evaluation: upload witnesses whole, not packed\n"
                "      --max-jobs N           unfinished jobs accepted at once (256)\n"
                "      --max-message SIZE     largest request message (256MiB)\n"
                "      --max-connections N    open client connections (128)\n"
@@ -312,6 +315,7 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
         return 0;
     }
     case O_PRINT: *print = true; return 0;
+    case O_NO_ZPACK: cfg->no_zpack = true; return 0;
     default: return 2;
     }
 }

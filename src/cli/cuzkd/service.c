@@ -1608,6 +1608,7 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     ec.post_workers = cfg->post_workers;
     ec.queue_depth = cfg->queue_depth;
     ec.key_vram = cfg->key_vram;
+    ec.flags = cfg->no_zpack ? CUZK_ENGINE_NO_ZPACK : 0;
     ec.budget = cfg->budget ? cfg->budget : auto_budget(cfg);
     ec.eval = !strcmp(cfg->eval, "host")     ? CUZK_ENGINE_EVAL_HOST
               : !strcmp(cfg->eval, "device") ? CUZK_ENGINE_EVAL_DEVICE
