@@ -555,8 +555,8 @@ static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
         pres = atomic_load(&t->pres);
     bool dev = ev == CUZK_ENGINE_EVAL_DEVICE;
     CHECK(bad == 0 && good + unpacked == pres && (dev ? unpacked == 0 && good > 0 : good == 0),
-          "%s: pre saw %d packed witnesses that unpack to z, %d that do not, %d unpacked, of %d", what, good, bad,
-          unpacked, pres);
+          "%s: pre saw %d packed witnesses that unpack to z, %d that do not, %d unpacked, of %d", what, good,
+          bad, unpacked, pres);
 }
 
 /* The constraint the corrupted witness (unsat_witness) breaks first, by the naive loop of testutil. */
@@ -1006,14 +1006,15 @@ static void eval_proofs_run(cuzk_engine_eval ev, int eval_threads, uint64_t ids[
           (unsigned long long)st.parts_done, (unsigned long long)st.parts_failed);
     /* partition buffers: witnesses and their packings only with device evaluation (so many of each as
      * the bytes say), a‖b‖c buffers too with host evaluation */
-    uint64_t zb = (NI + NA) * sizeof(cuzk_fr), pb = cuzk_zpack_bytes(NI + NA, cuzk_zpack_default_cap(NI + NA));
+    uint64_t zb = (NI + NA) * sizeof(cuzk_fr),
+             pb = cuzk_zpack_bytes(NI + NA, cuzk_zpack_default_cap(NI + NA));
     uint64_t extra = st.buf_live_bytes - st.buf_live * zb, packs = extra / (pb - zb);
     if (ev == CUZK_ENGINE_EVAL_DEVICE)
         CHECK(st.buf_live > 0 && st.buf_live_bytes >= st.buf_live * zb && extra % (pb - zb) == 0 &&
                   packs > 0 && packs < st.buf_live,
-              "%s: %llu buffers of %llu bytes, expected only witness buffers of %llu and packings of %llu", what,
-              (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes, (unsigned long long)zb,
-              (unsigned long long)pb);
+              "%s: %llu buffers of %llu bytes, expected only witness buffers of %llu and packings of %llu",
+              what, (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes,
+              (unsigned long long)zb, (unsigned long long)pb);
     else
         CHECK(st.buf_live_bytes > st.buf_live * zb, "%s: %llu buffers of %llu bytes: no a‖b‖c buffer", what,
               (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes);
@@ -1028,7 +1029,8 @@ typedef struct {
     size_t n;
 } whole_witness;
 
-static int synth_whole(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err, size_t errlen)
+static int synth_whole(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z, char *err,
+                       size_t errlen)
 {
     const whole_witness *w = user;
     if (n_z != w->n)
@@ -1059,8 +1061,8 @@ static void test_pack(void)
         cuzk_engine_get_stats(e, &st);
         CHECK(atomic_load(&tb.zp_none) == 3 && atomic_load(&tb.zp_good) + atomic_load(&tb.zp_bad) == 0 &&
                   st.parts_unpacked == 0,
-              "%s: pre saw %d unpacked witnesses of 3 (%llu counted unpacked)", what, atomic_load(&tb.zp_none),
-              (unsigned long long)st.parts_unpacked);
+              "%s: pre saw %d unpacked witnesses of 3 (%llu counted unpacked)", what,
+              atomic_load(&tb.zp_none), (unsigned long long)st.parts_unpacked);
         drained(e, k, what);
         cuzk_engine_free(e);
     }
@@ -1087,7 +1089,8 @@ static void test_pack(void)
     if (made && (rc = cuzk_engine_new(&e, &c, err, sizeof err)) == CUZK_OK) {
         if ((rc = cuzk_engine_key_new(e, &pk, &cs, &k, err, sizeof err)) == CUZK_OK) {
             whole_witness w = {z, NI + UA};
-            cuzk_engine_job j = {.key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_whole, .user = &w};
+            cuzk_engine_job j = {
+                .key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_whole, .user = &w};
             uint64_t id = 0;
             cuzk_engine_result r;
             rc = cuzk_engine_submit(e, &j, &id, err, sizeof err);

@@ -69,8 +69,9 @@ static void check_pack(const cuzk_zpack *zp, const cuzk_fr *z, size_t n, const c
         if ((zp->ones[i / 32] | zp->other[i / 32]) & (1u << (i % 32)))
             bad_bits++;
     CHECK(at == zp->n_other, "%s: %zu tail values, the packing says %zu", what, at, zp->n_other);
-    CHECK(!bad_bits && !bad_start && !bad_tail, "%s: %zu wrong bits, %zu wrong word starts, %zu wrong tail values",
-          what, bad_bits, bad_start, bad_tail);
+    CHECK(!bad_bits && !bad_start && !bad_tail,
+          "%s: %zu wrong bits, %zu wrong word starts, %zu wrong tail values", what, bad_bits, bad_start,
+          bad_tail);
     CHECK(cuzk_zpack_used(zp) == cuzk_zpack_tail_offset(n) + at * sizeof(cuzk_fr), "%s: bytes used", what);
     cuzk_fr *back = malloc(n * sizeof *back);
     memset(back, 0xa5, n * sizeof *back); /* poisoned: every value must be written */
@@ -103,8 +104,8 @@ static void check_sizes(cuzk_pool **pools, int npools)
             size_t bytes;
             void *buf = buf_for(n, others, &bytes);
             cuzk_zpack zp;
-            CHECK(cuzk_zpack_init(&zp, buf, bytes, n, others, err, sizeof err) == CUZK_OK, "%s: init %s", what,
-                  err);
+            CHECK(cuzk_zpack_init(&zp, buf, bytes, n, others, err, sizeof err) == CUZK_OK, "%s: init %s",
+                  what, err);
             CHECK(cuzk_zpack_make(&zp, z, pool), "%s: packs with a tail of exactly its others", what);
             check_pack(&zp, z, n, what);
             if (others) { /* one value short: refused, and it says how many there were */
@@ -126,8 +127,10 @@ static void check_refusals(void)
     void *buf = buf_for(100, 10, &bytes);
     CHECK(cuzk_zpack_init(&zp, buf, bytes, 0, 10, err, sizeof err) == CUZK_EINVAL && strstr(err, "0 values"),
           "no values: %s", err);
-    CHECK(cuzk_zpack_init(&zp, buf, bytes, (size_t)1 << 32, 10, err, sizeof err) == CUZK_EINVAL, "2^32 values");
-    CHECK(cuzk_zpack_init(&zp, buf, bytes - 1, 100, 10, err, sizeof err) == CUZK_EINVAL && strstr(err, "must hold"),
+    CHECK(cuzk_zpack_init(&zp, buf, bytes, (size_t)1 << 32, 10, err, sizeof err) == CUZK_EINVAL,
+          "2^32 values");
+    CHECK(cuzk_zpack_init(&zp, buf, bytes - 1, 100, 10, err, sizeof err) == CUZK_EINVAL &&
+              strstr(err, "must hold"),
           "a buffer a byte short: %s", err);
     CHECK(cuzk_zpack_init(&zp, (uint8_t *)buf + 8, bytes, 100, 1, err, sizeof err) == CUZK_EINVAL &&
               strstr(err, "misaligned"),

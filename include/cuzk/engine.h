@@ -165,7 +165,7 @@ void cuzk_engine_stage_span(cuzk_engine_part *p, const char *stage, int64_t star
 
 enum {
     CUZK_ENGINE_NO_CHECK = 1u << 0, /* skip the a∘b = c check after synthesis (verification still guards) */
-    CUZK_ENGINE_NO_ZPACK = 1u << 1, /* do not pack witnesses for a backend that takes them packed (packed_z) */
+    CUZK_ENGINE_NO_ZPACK = 1u << 1, /* upload witnesses whole (no packing for a packed_z backend) */
 };
 
 /* Where a = A·z, b = B·z, c = C·z are evaluated and checked (cuzk_engine_config.eval). */

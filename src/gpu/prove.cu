@@ -779,9 +779,8 @@ static int put_packed(cuzk_gpu_prover *p, const cuzk_zpack *zp, bool *done, char
     fr_t one;
     memcpy(&one, &zp->one, sizeof one);
     unsigned blocks = (unsigned)((zp->n + PROVE_THREADS - 1) / PROVE_THREADS);
-    k_unpack<<<blocks, PROVE_THREADS, 0, p->st2>>>(dw, dw + w, dw + 2 * w,
-                                                  (const fr_t *)(d + cuzk_zpack_tail_offset(zp->n)), one,
-                                                  (fr_t *)p->z, zp->n);
+    k_unpack<<<blocks, PROVE_THREADS, 0, p->st2>>>(
+        dw, dw + w, dw + 2 * w, (const fr_t *)(d + cuzk_zpack_tail_offset(zp->n)), one, (fr_t *)p->z, zp->n);
     CU(cudaGetLastError(), "k_unpack launch");
     *done = true;
     return CUZK_OK;
@@ -795,8 +794,8 @@ extern "C" int cuzk_gpu_prover_put_zpack(cuzk_gpu_prover *p, const cuzk_fr *z, s
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: no witness to copy");
     if (zp && (zp->n != n || zp->n_other > zp->cap))
         return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "gpu prove: the packed witness holds %zu values (%zu in a tail of %zu), z %zu", zp->n,
-                         zp->n_other, zp->cap, n);
+                         "gpu prove: the packed witness holds %zu values (%zu in a tail of %zu), z %zu",
+                         zp->n, zp->n_other, zp->cap, n);
     int rc = z_reserve(p, n, err, errlen);
     if (rc)
         return rc;

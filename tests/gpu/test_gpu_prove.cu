@@ -476,7 +476,8 @@ static void check_put_zpack(circuit &c, const char *what)
         CHECK(rc == CUZK_OK, "%s: put_zpack: %s", what, err);
         rc = prove_vs_cpu(c, c.z, c.z, err, sizeof err);
         CHECK(rc == CUZK_OK, "%s: put_zpack, then a proof: rc %d %s", what, rc, err);
-        CHECK(cuzk_gpu_prover_put_zpack(c.pr, bad, n, &zbad, err, sizeof err) == CUZK_OK, "put_zpack: %s", err);
+        CHECK(cuzk_gpu_prover_put_zpack(c.pr, bad, n, &zbad, err, sizeof err) == CUZK_OK, "put_zpack: %s",
+              err);
         rc = prove_vs_cpu(c, bad, bad, err, sizeof err);
         CHECK(rc == CUZK_EUNSAT, "%s: put_zpack of a broken witness: rc %d, want CUZK_EUNSAT", what, rc);
         memcpy(zb, c.z, n * sizeof(cuzk_fr));

@@ -521,15 +521,13 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     char ids[256]; /* the devices by number, shown when they are not the first `devices` */
     cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
     bool first_n = cuzk_engine_device_id(c, 0) == 0 && cuzk_engine_device_id(c, c->devices - 1) == c->devices - 1;
-    printf(
-        "  engine       %s backend; %d device%s%s%s%s x %d GPU worker%s (%d thread%s each); %d synthesis, %d post; "
-        "queue %d; pool %d; priority %s%s%s\n",
-        c->backend->name, c->devices, c->devices == 1 ? "" : "s", first_n ? "" : " (", first_n ? "" : ids,
-        first_n ? "" : ")", c->gpu_workers,
-        c->gpu_workers == 1 ? "" : "s", c->gpu_threads, c->gpu_threads == 1 ? "" : "s", c->synth_workers,
-        c->post_workers, c->queue_depth, c->pool_idle, cuzk_engine_prio_name(o->prio),
-        (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "",
-        (c->flags & CUZK_ENGINE_NO_ZPACK) ? "; witnesses sent whole" : "");
+    printf("  engine       %s backend; %d device%s%s%s%s x %d GPU worker%s (%d thread%s each); %d synthesis, "
+           "%d post; queue %d; pool %d; priority %s%s%s\n",
+           c->backend->name, c->devices, c->devices == 1 ? "" : "s", first_n ? "" : " (", first_n ? "" : ids,
+           first_n ? "" : ")", c->gpu_workers, c->gpu_workers == 1 ? "" : "s", c->gpu_threads,
+           c->gpu_threads == 1 ? "" : "s", c->synth_workers, c->post_workers, c->queue_depth, c->pool_idle,
+           cuzk_engine_prio_name(o->prio), (c->flags & CUZK_ENGINE_NO_CHECK) ? "; no witness check" : "",
+           (c->flags & CUZK_ENGINE_NO_ZPACK) ? "; witnesses sent whole" : "");
     if (c->key_vram) {
         print_bytes("  key VRAM     resident keys up to ", c->key_vram);
         printf(" per device, streamed from host memory beyond\n");
