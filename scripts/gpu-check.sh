@@ -238,9 +238,14 @@ for f in "$out"/ab-*.log; do
     grep -E '^\||^bench .* G/s' "$f"
 done
 echo "gpu-check: $([ $status -eq 0 ] && echo OK || echo FAILED) in $(($(date +%s) - t_start)) s"
-# The device tool returns at most 8 files from $OUT: there, the logs travel as one archive.
+# The device tool returns at most 8 files from $OUT: there, the logs travel as one archive, a new name for
+# each run of one call (gpu-check-logs.tgz, then gpu-check-logs-2.tgz, ...), so a later run keeps an
+# earlier one's.
 if [ -n "${OUT:-}" ]; then
-    tar -czf "$OUT/gpu-check-logs.tgz" -C "$OUT" gpu-check && rm -rf "$out" ||
+    tgz=$OUT/gpu-check-logs.tgz
+    k=2
+    while [ -e "$tgz" ]; do tgz=$OUT/gpu-check-logs-$k.tgz k=$((k + 1)); done
+    tar -czf "$tgz" -C "$OUT" gpu-check && rm -rf "$out" && echo "gpu-check: logs in $tgz" ||
         echo "gpu-check: the logs stay unpacked in $out"
 fi
 exit $status
