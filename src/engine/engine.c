@@ -649,12 +649,11 @@ static void *dispatcher_main(void *arg)
 
 /* ---- synthesis ------------------------------------------------------------------------------------- */
 
-/* The witness packed into a pooled buffer for the backend (e->pack): p.zp when it fits the tail, else the
- * buffer goes back and the witness crosses whole (as it does when no buffer can be had). */
+/* The witness packed into the slot's packing buffer for the backend (e->pack): p.zp when it fits the tail,
+ * else the buffer goes back and the witness crosses whole (as it does when no buffer could be had). */
 static void synth_pack(cuzk_engine *e, slot *s, const cuzk_fr *z, size_t n)
 {
-    size_t cap = cuzk_zpack_default_cap(n), bytes = cuzk_zpack_bytes(n, cap);
-    s->packbuf = buf_get(e, bytes);
+    size_t cap = cuzk_zpack_default_cap(n);
     if (s->packbuf && cuzk_zpack_init(&s->zp, s->packbuf->p, s->packbuf->cap, n, cap, NULL, 0) == CUZK_OK &&
         cuzk_zpack_make(&s->zp, z, e->eval_pool)) {
         s->p.zp = &s->zp;
@@ -682,6 +681,8 @@ static void synth_one(synth_worker *w, slot *s)
     const char *what = "synthesis";
     bool dev_eval = e->cfg.eval == CUZK_ENGINE_EVAL_DEVICE; /* a, b, c made in the device phase */
     s->zbuf = buf_get(e, k->n_z * sizeof(cuzk_fr));
+    if (e->pack) /* with the witness's, before any device work of this partition; none: the witness goes whole */
+        s->packbuf = buf_get(e, cuzk_zpack_bytes(k->n_z, cuzk_zpack_default_cap(k->n_z)));
     if (!dev_eval)
         s->abcbuf = buf_get(e, 3 * k->n_abc * sizeof(cuzk_fr));
     if (!s->zbuf || (!dev_eval && !s->abcbuf)) {
