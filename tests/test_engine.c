@@ -1039,6 +1039,17 @@ static int synth_whole(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size
     return CUZK_OK;
 }
 
+/* The test backend's pre saw n witnesses, none packed, and the engine counted `counted` as sent whole. */
+static void saw_unpacked(tb_ctx *t, cuzk_engine *e, int n, uint64_t counted, const char *what)
+{
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(atomic_load(&t->zp_none) == n && atomic_load(&t->zp_good) + atomic_load(&t->zp_bad) == 0 &&
+              st.parts_unpacked == counted,
+          "%s: pre saw %d unpacked witnesses of %d (%llu counted unpacked, %llu expected)", what,
+          atomic_load(&t->zp_none), n, (unsigned long long)st.parts_unpacked, (unsigned long long)counted);
+}
+
 /* Packing with device evaluation: off with CUZK_ENGINE_NO_ZPACK (pre sees no packing, the proofs are the
  * same); a witness with more values other than 0 and 1 than its tail holds goes whole, counted in
  * parts_unpacked, and proves; the budget comes back whole either way. */
@@ -1057,12 +1068,7 @@ static void test_pack(void)
         synth_ctx x;
         synth_ctx_init(&x, 1);
         await_ok(e, submit(e, k, 3, CUZK_PRIO_NORMAL, &x, what), 3, true, what);
-        cuzk_engine_stats st;
-        cuzk_engine_get_stats(e, &st);
-        CHECK(atomic_load(&tb.zp_none) == 3 && atomic_load(&tb.zp_good) + atomic_load(&tb.zp_bad) == 0 &&
-                  st.parts_unpacked == 0,
-              "%s: pre saw %d unpacked witnesses of 3 (%llu counted unpacked)", what,
-              atomic_load(&tb.zp_none), (unsigned long long)st.parts_unpacked);
+        saw_unpacked(&tb, e, 3, 0, what);
         drained(e, k, what);
         cuzk_engine_free(e);
     }
@@ -1099,12 +1105,7 @@ static void test_pack(void)
             CHECK(rc == CUZK_OK && r.status == CUZK_OK && r.n_proofs == 2, "%s: %d %s", what, rc, err);
             if (rc == CUZK_OK)
                 cuzk_engine_result_free(&r);
-            cuzk_engine_stats st;
-            cuzk_engine_get_stats(e, &st);
-            CHECK(atomic_load(&tb.zp_none) == 2 && atomic_load(&tb.zp_good) + atomic_load(&tb.zp_bad) == 0 &&
-                      st.parts_unpacked == 2,
-                  "%s: pre saw %d unpacked witnesses of 2 (%llu counted unpacked)", what,
-                  atomic_load(&tb.zp_none), (unsigned long long)st.parts_unpacked);
+            saw_unpacked(&tb, e, 2, 2, what);
             drained(e, k, what);
         }
         cuzk_engine_free(e);
