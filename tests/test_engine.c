@@ -1103,8 +1103,11 @@ static void test_pack(void)
             if (rc == CUZK_OK)
                 rc = cuzk_engine_await(e, id, &r, err, sizeof err);
             CHECK(rc == CUZK_OK && r.status == CUZK_OK && r.n_proofs == 2, "%s: %d %s", what, rc, err);
-            if (rc == CUZK_OK)
+            if (rc == CUZK_OK) {
+                CHECK(r.pack_us >= 0 && r.pack_us <= r.synth_us, "%s: packing %lld us of synthesis %lld us",
+                      what, (long long)r.pack_us, (long long)r.synth_us);
                 cuzk_engine_result_free(&r);
+            }
             saw_unpacked(&tb, e, 2, 2, what);
             drained(e, k, what);
         }

@@ -268,7 +268,9 @@ typedef struct {
     cuzk_groth16_proof *proofs; /* status CUZK_OK: n_proofs verified proofs in partition order (owned) */
     size_t n_proofs;
     int64_t t_submit, t_start, t_done;                  /* t_start: first partition dispatched (-1 never) */
-    int64_t synth_us, device_us, lock_wait_us, post_us; /* sums over partitions */
+    int64_t synth_us, device_us, lock_wait_us, post_us; /* sums over partitions; synth_us from taking the
+                                                           partition's buffers to its randomness */
+    int64_t pack_us; /* the part of synth_us spent packing witnesses (packed_z backends) */
 } cuzk_engine_result;
 
 /* Waits until the job is finished and every byte it held is back, moves its outcome into *out (free it

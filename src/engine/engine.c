@@ -95,7 +95,7 @@ struct job {
     char error[ENGINE_ERRLEN];
     cuzk_groth16_proof *proofs;
     int64_t t_submit, t_start, t_done;
-    int64_t synth_us, device_us, lock_wait_us, post_us;
+    int64_t synth_us, pack_us, device_us, lock_wait_us, post_us;
 };
 
 struct cuzk_engine_key {
@@ -680,21 +680,23 @@ static void synth_one(synth_worker *w, slot *s)
     int rc = CUZK_OK;
     const char *what = "synthesis";
     bool dev_eval = e->cfg.eval == CUZK_ENGINE_EVAL_DEVICE; /* a, b, c made in the device phase */
+    /* the span covers the buffers too: a first use allocates them (page-locked on a GPU backend) */
+    emit(e, CUZK_TL_SYNTH_START, j->id, (int32_t)s->p.part, w->lane, -1, "");
+    int64_t t0 = now_us(e), tp = 0;
     s->zbuf = buf_get(e, k->n_z * sizeof(cuzk_fr));
     if (e->pack) /* with the witness's, before any device work of this partition; none: the witness goes whole */
         s->packbuf = buf_get(e, cuzk_zpack_bytes(k->n_z, cuzk_zpack_default_cap(k->n_z)));
     if (!dev_eval)
         s->abcbuf = buf_get(e, 3 * k->n_abc * sizeof(cuzk_fr));
     if (!s->zbuf || (!dev_eval && !s->abcbuf)) {
-        slot_fail(e, s, CUZK_ENOMEM, "engine", "out of memory for the partition buffers");
-        return;
+        rc = cuzk_fail(err, sizeof err, CUZK_ENOMEM, "out of memory for the partition buffers");
+        what = "engine";
     }
-    cuzk_fr *z = s->zbuf->p, *a = NULL, *b = NULL, *c = NULL;
-    if (!dev_eval)
+    cuzk_fr *z = s->zbuf ? s->zbuf->p : NULL, *a = NULL, *b = NULL, *c = NULL;
+    if (!dev_eval && s->abcbuf)
         a = s->abcbuf->p, b = a + k->n_abc, c = b + k->n_abc;
-    emit(e, CUZK_TL_SYNTH_START, j->id, (int32_t)s->p.part, w->lane, -1, "");
-    int64_t t0 = now_us(e);
-    rc = j->synth(j->user, j->id, s->p.part, z, k->n_z, err, sizeof err);
+    if (rc == CUZK_OK)
+        rc = j->synth(j->user, j->id, s->p.part, z, k->n_z, err, sizeof err);
     if (rc > 0)
         rc = CUZK_EINVAL;
     if (rc == CUZK_OK) {
@@ -703,7 +705,9 @@ static void synth_one(synth_worker *w, slot *s)
         if (!cuzk_fr_eq(&z[0], &one)) {
             rc = cuzk_fail(err, sizeof err, CUZK_EINVAL, "z[0] is not 1");
         } else if (e->pack) {
+            tp = now_us(e);
             synth_pack(e, s, z, k->n_z);
+            tp = now_us(e) - tp;
         } else if (!dev_eval) {
             what = "witness";
             cuzk_cs_eval(k->cs, z, a, b, c, e->eval_pool);
@@ -731,6 +735,9 @@ static void synth_one(synth_worker *w, slot *s)
         slot_fail(e, s, rc, what, err);
         return;
     }
+    pthread_mutex_lock(&e->mu);
+    j->pack_us += tp;
+    pthread_mutex_unlock(&e->mu);
     s->p.z = z;
     s->p.a = a;
     s->p.b = b;
@@ -1536,6 +1543,7 @@ int cuzk_engine_await(cuzk_engine *e, uint64_t id, cuzk_engine_result *out, char
     out->t_start = j->t_start;
     out->t_done = j->t_done;
     out->synth_us = j->synth_us;
+    out->pack_us = j->pack_us;
     out->device_us = j->device_us;
     out->lock_wait_us = j->lock_wait_us;
     out->post_us = j->post_us;

@@ -482,10 +482,13 @@ static void *client_main(void *arg)
             double lat = (double)(r.t_done - r.t_submit) / 1e6;
             b->ok++;
             dist_add(&b->latency, lat);
+            char pack[48] = "";
+            if (r.pack_us)
+                snprintf(pack, sizeof pack, " (packing %.3f s)", (double)r.pack_us / 1e6);
             fprintf(stderr,
-                    "cuzk-bench: proof %u/%u ok in %.3f s (job %llu: synthesis %.3f s, device %.3f s, "
+                    "cuzk-bench: proof %u/%u ok in %.3f s (job %llu: synthesis %.3f s%s, device %.3f s, "
                     "lock wait %.3f s, finalize %.3f s, summed over %u partitions)\n",
-                    b->done, o->count, lat, (unsigned long long)id, (double)r.synth_us / 1e6,
+                    b->done, o->count, lat, (unsigned long long)id, (double)r.synth_us / 1e6, pack,
                     (double)r.device_us / 1e6, (double)r.lock_wait_us / 1e6, (double)r.post_us / 1e6,
                     o->partitions);
         } else {
