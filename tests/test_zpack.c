@@ -106,6 +106,12 @@ static void check_sizes(cuzk_pool **pools, int npools)
             cuzk_zpack zp;
             CHECK(cuzk_zpack_init(&zp, buf, bytes, n, others, err, sizeof err) == CUZK_OK, "%s: init %s",
                   what, err);
+            size_t w = (n + 31) / 32; /* the layout the device reads by offset from ones (zpack.h) */
+            CHECK((void *)zp.ones == buf && zp.other == zp.ones + w && zp.start == zp.other + w &&
+                      (uint8_t *)zp.tail == (uint8_t *)buf + cuzk_zpack_tail_offset(n) &&
+                      cuzk_zpack_tail_offset(n) >= 3 * w * sizeof(uint32_t) &&
+                      cuzk_zpack_tail_offset(n) % 64 == 0,
+                  "%s: layout", what);
             CHECK(cuzk_zpack_make(&zp, z, pool), "%s: packs with a tail of exactly its others", what);
             check_pack(&zp, z, n, what);
             if (others) { /* one value short: refused, and it says how many there were */

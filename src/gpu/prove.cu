@@ -40,7 +40,6 @@
 #include "cuzk/gpu_ntt.h"
 #include "cuzk/gpu_prove.h"
 #include "cuzk/timeline.h"
-#include "cuzk/zpack.h"
 #define GPU_MODULE "gpu prove"
 #include "gpu/cuda_check.cuh"
 #include "gpu/eval.cuh"
@@ -766,21 +765,23 @@ __global__ void k_unpack(const uint32_t *__restrict__ ones, const uint32_t *__re
 }
 
 /* zp's bytes into a (idle between proofs: the prover's own proof is the only user of it), then z from them,
- * on the side stream. false when a is too small for them (the caller copies z whole). */
+ * on the side stream; each part at its offset in zp's buffer (which starts with ones). *done false when a
+ * is too small for them (the caller copies z whole). */
 static int put_packed(cuzk_gpu_prover *p, const cuzk_zpack *zp, bool *done, char *err, size_t errlen)
 {
-    size_t used = cuzk_zpack_used(zp), w = (zp->n + 31) / 32;
+    size_t used = cuzk_zpack_used(zp);
     *done = false;
     if (!p->a || used > (p->cap.n_h + 1) * sizeof(cuzk_fr))
         return CUZK_OK;
-    uint8_t *d = (uint8_t *)p->a;
-    const uint32_t *dw = (const uint32_t *)d;
-    CU(cudaMemcpyAsync(d, zp->ones, used, cudaMemcpyHostToDevice, p->st2), "upload of the packed z");
+    const uint8_t *base = (const uint8_t *)zp->ones, *d = (const uint8_t *)p->a;
+    CU(cudaMemcpyAsync(p->a, base, used, cudaMemcpyHostToDevice, p->st2), "upload of the packed z");
     fr_t one;
     memcpy(&one, &zp->one, sizeof one);
     unsigned blocks = (unsigned)((zp->n + PROVE_THREADS - 1) / PROVE_THREADS);
     k_unpack<<<blocks, PROVE_THREADS, 0, p->st2>>>(
-        dw, dw + w, dw + 2 * w, (const fr_t *)(d + cuzk_zpack_tail_offset(zp->n)), one, (fr_t *)p->z, zp->n);
+        (const uint32_t *)d, (const uint32_t *)(d + ((const uint8_t *)zp->other - base)),
+        (const uint32_t *)(d + ((const uint8_t *)zp->start - base)),
+        (const fr_t *)(d + ((const uint8_t *)zp->tail - base)), one, (fr_t *)p->z, zp->n);
     CU(cudaGetLastError(), "k_unpack launch");
     *done = true;
     return CUZK_OK;
