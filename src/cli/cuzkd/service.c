@@ -1128,6 +1128,9 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     sb_printf(&b, "cuzk_running_jobs %u\n", running);
     METRIC("cuzk_partitions_in_flight", "gauge", "Partitions dispatched and not finished.");
     sb_printf(&b, "cuzk_partitions_in_flight %" PRIu64 "\n", st.parts_in_flight);
+    METRIC("cuzk_witnesses_unpacked_total", "counter",
+           "Witnesses uploaded whole although packing is on (too many values other than 0 and 1).");
+    sb_printf(&b, "cuzk_witnesses_unpacked_total %" PRIu64 "\n", st.parts_unpacked);
     METRIC("cuzk_memory_budget_bytes", "gauge", "The engine's memory budget.");
     sb_printf(&b, "cuzk_memory_budget_bytes %" PRIu64 "\n", st.budget_total);
     METRIC("cuzk_memory_used_bytes", "gauge", "Bytes reserved from the budget (keys included).");
