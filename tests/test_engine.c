@@ -234,6 +234,9 @@ typedef struct {
     /* what pre was handed with device evaluation: a packed witness that unpacks to z, one that does not,
      * none (tb_pre checks each against z) */
     atomic_int zp_good, zp_bad, zp_none;
+    /* where the buffers handed over live: in memory from host_alloc (pinned) or not; host_free of memory
+     * host_alloc did not give; pinned allocations not freed yet */
+    atomic_int z_pinned, z_plain, zp_plain, abc_plain, foreign_frees, pinned_live;
     /* faults hit the partition fail_part of a job of fail_nparts partitions (0: none); same for blocks */
     uint32_t fail_nparts, block_nparts;
     int fail_part, block_part;
@@ -247,6 +250,67 @@ typedef struct {
     uint64_t used_in_device, used_in_post;
     bool span; /* after the CPU prove, record "inner" over the middle of its time (cuzk_engine_stage_span) */
 } tb_ctx;
+
+/* The test backend's pinned memory: plain aligned memory, each block listed so that a buffer handed to a
+ * phase can be told pinned or not (one list for every scenario; they run one after the other). */
+enum { TB_PINNED_MAX = 256 };
+static struct {
+    pthread_mutex_t mu;
+    const char *p[TB_PINNED_MAX];
+    size_t bytes[TB_PINNED_MAX];
+} tb_pinned = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void *tb_host_alloc(void *ctx, size_t bytes)
+{
+    tb_ctx *t = ctx;
+    size_t round = (bytes + 63) / 64 * 64;
+    char *p = aligned_alloc(64, round ? round : 64);
+    if (!p)
+        return NULL;
+    pthread_mutex_lock(&tb_pinned.mu);
+    int i = 0;
+    while (i < TB_PINNED_MAX && tb_pinned.p[i])
+        i++;
+    if (i < TB_PINNED_MAX)
+        tb_pinned.p[i] = p, tb_pinned.bytes[i] = bytes;
+    pthread_mutex_unlock(&tb_pinned.mu);
+    if (i == TB_PINNED_MAX) { /* more blocks than the list holds: refused, as an allocation that failed */
+        free(p);
+        return NULL;
+    }
+    atomic_fetch_add(&t->pinned_live, 1);
+    return p;
+}
+
+static void tb_host_free(void *ctx, void *ptr, size_t bytes)
+{
+    tb_ctx *t = ctx;
+    pthread_mutex_lock(&tb_pinned.mu);
+    int i = 0;
+    while (i < TB_PINNED_MAX && (tb_pinned.p[i] != ptr || tb_pinned.bytes[i] != bytes))
+        i++;
+    if (i < TB_PINNED_MAX)
+        tb_pinned.p[i] = NULL;
+    pthread_mutex_unlock(&tb_pinned.mu);
+    if (i == TB_PINNED_MAX) {
+        atomic_fetch_add(&t->foreign_frees, 1); /* not ours, or freed with another size: leaked, not freed */
+        return;
+    }
+    atomic_fetch_sub(&t->pinned_live, 1);
+    free(ptr);
+}
+
+/* [p, p + bytes) lies inside one block of tb_host_alloc's */
+static bool tb_is_pinned(const void *p, size_t bytes)
+{
+    const char *c = p;
+    bool in = false;
+    pthread_mutex_lock(&tb_pinned.mu);
+    for (int i = 0; i < TB_PINNED_MAX && !in; i++)
+        in = tb_pinned.p[i] && c >= tb_pinned.p[i] && c + bytes <= tb_pinned.p[i] + tb_pinned.bytes[i];
+    pthread_mutex_unlock(&tb_pinned.mu);
+    return in;
+}
 
 static uint64_t tb_used(tb_ctx *t, const cuzk_engine_part *p)
 {
@@ -288,6 +352,9 @@ static int tb_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t
     *q = (tb_pending){.dev = p->dev, .worker = p->worker, .job = p->job, .part = p->part};
     p->pending = q;
     atomic_fetch_add(&t->pres, 1);
+    atomic_fetch_add(tb_is_pinned(p->z, p->n_z * sizeof *p->z) ? &t->z_pinned : &t->z_plain, 1);
+    if (p->zp && !tb_is_pinned(p->zp->ones, cuzk_zpack_used(p->zp)))
+        atomic_fetch_add(&t->zp_plain, 1);
     if (p->a) /* host evaluation: never packed */
         atomic_fetch_add(p->zp ? &t->zp_bad : &t->zp_none, 1);
     else if (!p->zp)
@@ -325,6 +392,10 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
         ;
     atomic_fetch_add(&t->device_calls[d], 1);
     atomic_fetch_add(p->a && p->b && p->c ? &t->abc_given : &t->abc_none, 1);
+    if (p->a && p->b && p->c &&
+        !(tb_is_pinned(p->a, p->n_abc * sizeof *p->a) && tb_is_pinned(p->b, p->n_abc * sizeof *p->b) &&
+          tb_is_pinned(p->c, p->n_abc * sizeof *p->c)))
+        atomic_fetch_add(&t->abc_plain, 1);
     if (p->check)
         atomic_fetch_add(&t->checks, 1);
     int rc = CUZK_OK;
@@ -386,6 +457,8 @@ static cuzk_engine_backend tb_backend(tb_ctx *t)
         .device = tb_device,
         .post = tb_post,
         .abandon = tb_abandon,
+        .host_alloc = tb_host_alloc,
+        .host_free = tb_host_free,
         .device_eval = t->cpu->device_eval, /* the device phase is the CPU backend's */
         .packed_z = true,                   /* pre checks the packing, the CPU backend reads z */
     };
@@ -536,10 +609,14 @@ static const char *eval_what(cuzk_engine_eval ev, const char *host, const char *
     return ev == CUZK_ENGINE_EVAL_DEVICE ? device : host;
 }
 
+static void tb_freed(tb_ctx *t, const char *what);
+
 /* What the test backend's device phase was handed over a scenario: with host evaluation a, b, c always
- * and never a check; with device evaluation never a, b, c and a check exactly when `check`. */
+ * and never a check; with device evaluation never a, b, c and a check exactly when `check`. Called after
+ * cuzk_engine_free (tb_freed). */
 static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
 {
+    tb_freed(t, what);
     int given = atomic_load(&t->abc_given), none = atomic_load(&t->abc_none),
         checks = atomic_load(&t->checks);
     if (ev == CUZK_ENGINE_EVAL_DEVICE)
@@ -557,6 +634,21 @@ static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
     CHECK(bad == 0 && good + unpacked == pres && (dev ? unpacked == 0 && good > 0 : good == 0),
           "%s: pre saw %d packed witnesses that unpack to z, %d that do not, %d unpacked, of %d", what, good,
           bad, unpacked, pres);
+    /* pinned: what the device reads (a, b, c; the packing), and z only when it is not packed */
+    int zpin = atomic_load(&t->z_pinned), zplain = atomic_load(&t->z_plain);
+    CHECK((dev ? zplain == pres && zpin == 0 : zpin == pres && zplain == 0) && atomic_load(&t->zp_plain) == 0 &&
+              atomic_load(&t->abc_plain) == 0,
+          "%s: pre saw z pinned %d times, plain %d, of %d (%s); packings plain %d, device a, b, c plain %d",
+          what, zpin, zplain, pres, dev ? "packed: plain" : "pinned", atomic_load(&t->zp_plain),
+          atomic_load(&t->abc_plain));
+}
+
+/* After cuzk_engine_free: every pinned buffer went back through host_free, none of another origin did. */
+static void tb_freed(tb_ctx *t, const char *what)
+{
+    CHECK(atomic_load(&t->pinned_live) == 0 && atomic_load(&t->foreign_frees) == 0,
+          "%s: %d pinned buffers left, %d frees of memory host_alloc did not give", what,
+          atomic_load(&t->pinned_live), atomic_load(&t->foreign_frees));
 }
 
 /* The constraint the corrupted witness (unsat_witness) breaks first, by the naive loop of testutil. */
@@ -1039,8 +1131,9 @@ static int synth_whole(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size
     return CUZK_OK;
 }
 
-/* The test backend's pre saw n witnesses, none packed, and the engine counted `counted` as sent whole. */
-static void saw_unpacked(tb_ctx *t, cuzk_engine *e, int n, uint64_t counted, const char *what)
+/* The test backend's pre saw n witnesses, none packed, each in pinned memory or each not (z_pinned), and
+ * the engine counted `counted` as sent whole. */
+static void saw_unpacked(tb_ctx *t, cuzk_engine *e, int n, uint64_t counted, bool z_pinned, const char *what)
 {
     cuzk_engine_stats st;
     cuzk_engine_get_stats(e, &st);
@@ -1048,6 +1141,9 @@ static void saw_unpacked(tb_ctx *t, cuzk_engine *e, int n, uint64_t counted, con
               st.parts_unpacked == counted,
           "%s: pre saw %d unpacked witnesses of %d (%llu counted unpacked, %llu expected)", what,
           atomic_load(&t->zp_none), n, (unsigned long long)st.parts_unpacked, (unsigned long long)counted);
+    CHECK(atomic_load(z_pinned ? &t->z_pinned : &t->z_plain) == n,
+          "%s: z pinned in %d of %d partitions, plain in %d (expected %s)", what, atomic_load(&t->z_pinned), n,
+          atomic_load(&t->z_plain), z_pinned ? "pinned" : "plain");
 }
 
 /* Packing with device evaluation: off with CUZK_ENGINE_NO_ZPACK (pre sees no packing, the proofs are the
@@ -1068,9 +1164,10 @@ static void test_pack(void)
         synth_ctx x;
         synth_ctx_init(&x, 1);
         await_ok(e, submit(e, k, 3, CUZK_PRIO_NORMAL, &x, what), 3, true, what);
-        saw_unpacked(&tb, e, 3, 0, what);
+        saw_unpacked(&tb, e, 3, 0, true, what); /* nothing packs: z is what the device reads */
         drained(e, k, what);
         cuzk_engine_free(e);
+        tb_freed(&tb, what);
     }
 
     what = "packing, a tail too small";
@@ -1108,10 +1205,25 @@ static void test_pack(void)
                       what, (long long)r.pack_us, (long long)r.synth_us);
                 cuzk_engine_result_free(&r);
             }
-            saw_unpacked(&tb, e, 2, 2, what);
+            saw_unpacked(&tb, e, 2, 2, false, what); /* packing on: z plain, copied whole */
+            /* the pool hands out the kind asked for: the small circuit's witness fits the idle packing
+             * buffer (pinned, smaller than this circuit's z) and still takes plain memory */
+            cuzk_engine_key *k2 = NULL;
+            rc = cuzk_engine_key_new(e, &PK, &CS, &k2, err, sizeof err);
+            CHECK(rc == CUZK_OK, "%s: second key: %s", what, err);
+            if (rc == CUZK_OK) {
+                synth_ctx x;
+                synth_ctx_init(&x, 1);
+                await_ok(e, submit(e, k2, 1, CUZK_PRIO_NORMAL, &x, what), 1, true, what);
+                CHECK(atomic_load(&tb.z_pinned) == 0 && atomic_load(&tb.z_plain) == 3,
+                      "%s: then a small circuit's z: pinned %d, plain %d of 3", what, atomic_load(&tb.z_pinned),
+                      atomic_load(&tb.z_plain));
+                cuzk_engine_key_free(k2);
+            }
             drained(e, k, what);
         }
         cuzk_engine_free(e);
+        tb_freed(&tb, what);
     }
     CHECK(!made || rc == CUZK_OK, "%s: %s", what, err);
     if (made)

@@ -120,8 +120,10 @@ typedef struct cuzk_engine_part {
  *                verifies p->proof.
  *   abandon      frees p->pending of a partition that will not reach post (failure, cancellation);
  *                optional.
- *   host_alloc / host_free   the engine's pooled partition buffers (z, a, b, c): pinned memory on a GPU
- *                backend; NULL = 64-byte aligned malloc.
+ *   host_alloc / host_free   the engine's pooled partition buffers the device reads (a, b, c with host
+ *                evaluation; with device evaluation the packed witness when packed_z, else z): pinned
+ *                memory on a GPU backend; NULL = 64-byte aligned malloc, as for every other buffer (z
+ *                when it is packed).
  *   key_free     the engine dropped its last reference to pk: free any per-key device state; optional.
  *   device_eval  the backend's device phase can evaluate a = A·z, b = B·z, c = C·z itself (from
  *                matrices it keeps next to the key) and check a∘b = c: with device evaluation on
