@@ -1110,6 +1110,11 @@ static void eval_proofs_run(cuzk_engine_eval ev, int eval_threads, uint64_t ids[
     else
         CHECK(st.buf_live_bytes > st.buf_live * zb, "%s: %llu buffers of %llu bytes: no a‖b‖c buffer", what,
               (unsigned long long)st.buf_live, (unsigned long long)st.buf_live_bytes);
+    /* page-locked: the packings alone with device evaluation (packed), every buffer with host evaluation */
+    uint64_t want_pinned = ev == CUZK_ENGINE_EVAL_DEVICE ? packs * pb : st.buf_live_bytes;
+    CHECK(st.buf_pinned_bytes == want_pinned, "%s: %llu bytes pinned of %llu, expected %llu", what,
+          (unsigned long long)st.buf_pinned_bytes, (unsigned long long)st.buf_live_bytes,
+          (unsigned long long)want_pinned);
     drained(e, k, what);
     cuzk_engine_free(e);
     tb_saw(&tb, ev, true, what);

@@ -291,6 +291,7 @@ typedef struct {
     uint64_t parts_unpacked; /* with packing on: witnesses sent whole (tail too small, or no buffer) */
     uint64_t buf_allocs, buf_reuses, buf_frees; /* partition buffers allocated, taken from the pool, freed */
     uint64_t buf_live, buf_live_bytes;          /* allocated now (in use or idle) */
+    uint64_t buf_pinned_bytes;                  /* of those, from the backend's host_alloc (page-locked) */
 } cuzk_engine_stats;
 
 void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *out);

@@ -393,6 +393,8 @@ static buf *buf_get(cuzk_engine *e, size_t need, bool pinned)
     e->st.buf_allocs++;
     e->st.buf_live++;
     e->st.buf_live_bytes += need;
+    if (pinned)
+        e->st.buf_pinned_bytes += need;
     pthread_mutex_unlock(&e->mu);
     return b;
 }
@@ -433,11 +435,14 @@ static void *reaper_main(void *arg)
         pthread_mutex_unlock(&e->mu);
         buf_free_mem(e, b);
         size_t cap = b->cap;
+        bool pinned = b->pinned;
         free(b);
         pthread_mutex_lock(&e->mu);
         e->st.buf_frees++;
         e->st.buf_live--;
         e->st.buf_live_bytes -= cap;
+        if (pinned)
+            e->st.buf_pinned_bytes -= cap;
         if (!e->reap_q) {
 #if defined(__GLIBC__)
             pthread_mutex_unlock(&e->mu);

@@ -1031,7 +1031,8 @@ static void h_status(cuzkd_service *svc, rpc_call *call)
     r.n_queues = 2;
     r.queues = qp;
     r.uptime_seconds = (uint64_t)(now_ms() - svc->t_start) / 1000;
-    r.pinned_memory_bytes = r.memory_used_bytes = st.budget_used;
+    r.memory_used_bytes = st.budget_used;
+    r.pinned_memory_bytes = st.buf_pinned_bytes; /* page-locked partition buffers (a GPU backend's) */
     r.pinned_memory_limit_bytes = r.memory_limit_bytes = st.budget_total;
     r.memory_keys_bytes = st.budget_keys;
     r.partitions_in_flight = st.parts_in_flight;
