@@ -30,6 +30,7 @@ for kv in auto one; do
     run "$BENCH" --addr "unix://$SOCK" metrics
     expect 0 "key_vram $kv: metrics"
     expect_out '^cuzk_witnesses_unpacked_total 0$' "key_vram $kv: every witness uploaded packed"
+    expect_out '^cuzk_memory_pinned_bytes [1-9][0-9]*$' "key_vram $kv: page-locked packing buffers pooled"
     if [ "$kv" = auto ]; then
         expect_out '^cuzk_gpu_key_resident_bytes\{device="0"\} [1-9][0-9]*$' "key_vram auto: the key is resident"
         expect_out '^cuzk_gpu_keys_streamed\{device="0"\} 0$' "key_vram auto: nothing streamed"
