@@ -1136,7 +1136,8 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     sb_printf(&b, "cuzk_memory_budget_bytes %" PRIu64 "\n", st.budget_total);
     METRIC("cuzk_memory_used_bytes", "gauge", "Bytes reserved from the budget (keys included).");
     sb_printf(&b, "cuzk_memory_used_bytes %" PRIu64 "\n", st.budget_used);
-    METRIC("cuzk_memory_pinned_bytes", "gauge", "Page-locked partition buffers allocated now (in use or pooled).");
+    METRIC("cuzk_memory_pinned_bytes", "gauge",
+           "Page-locked partition buffers allocated now (in use or pooled).");
     sb_printf(&b, "cuzk_memory_pinned_bytes %" PRIu64 "\n", st.buf_pinned_bytes);
     METRIC("cuzk_memory_keys_bytes", "gauge", "Bytes reserved by loaded circuits.");
     sb_printf(&b, "cuzk_memory_keys_bytes %" PRIu64 "\n", st.budget_keys);
