@@ -31,6 +31,7 @@ const char *cuzk_strerror(int code)
     case CUZK_EUNSAT: return "constraint not satisfied";
     case CUZK_EVERIFY: return "proof does not verify";
     case CUZK_ECANCELED: return "cancelled";
+    case CUZK_EDEVICE: return "device lost";
     default: return "unknown error";
     }
 }

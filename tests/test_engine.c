@@ -249,6 +249,14 @@ typedef struct {
     uint32_t probe_nparts;
     uint64_t used_in_device, used_in_post;
     bool span; /* after the CPU prove, record "inner" over the middle of its time (cuzk_engine_stage_span) */
+    /* device loss: each device of lose_mask reports CUZK_EDEVICE from its lose_at-th phase of the kind
+     * (pre when lose_in_pre, else device) and from every phase after, as a GPU does after a fatal error */
+    uint64_t lose_mask;
+    int lose_at;
+    bool lose_in_pre;
+    atomic_int lose_calls[TB_DEVS]; /* phases of that kind seen per device */
+    atomic_int lost_returns;        /* phases that returned CUZK_EDEVICE */
+    atomic_int lost_in_device;      /* of those, device phases (their pre had run: the engine abandons it) */
 } tb_ctx;
 
 /* The test backend's pinned memory: plain aligned memory, each block listed so that a buffer handed to a
@@ -343,9 +351,30 @@ static uint64_t tb_part_bytes(void *ctx, const cuzk_groth16_params *pk, const cu
     return t->cpu->part_bytes(NULL, pk, cs, device_eval);
 }
 
+/* The device loss of tb_ctx for a phase of p (in_pre: the pre phase): CUZK_EDEVICE once p's device is lost.
+ */
+static int tb_lose(tb_ctx *t, const cuzk_engine_part *p, bool in_pre, char *err, size_t errlen)
+{
+    int d = p->dev;
+    if (d < 0 || d >= TB_DEVS || !(t->lose_mask >> d & 1))
+        return CUZK_OK;
+    bool lost = atomic_load(&t->lose_calls[d]) >= t->lose_at; /* lost already: every phase says so */
+    if (!lost && in_pre == t->lose_in_pre)
+        lost = atomic_fetch_add(&t->lose_calls[d], 1) + 1 >= t->lose_at;
+    if (!lost)
+        return CUZK_OK;
+    atomic_fetch_add(&t->lost_returns, 1);
+    if (!in_pre)
+        atomic_fetch_add(&t->lost_in_device, 1);
+    return cuzk_fail(err, errlen, CUZK_EDEVICE, "tb: device %d fell off the bus", d);
+}
+
 static int tb_pre(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
 {
     tb_ctx *t = ctx;
+    int lost = tb_lose(t, p, true, err, errlen);
+    if (lost != CUZK_OK)
+        return lost;
     tb_pending *q = malloc(sizeof *q);
     if (!q)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "tb: out of memory");
@@ -405,7 +434,9 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
         gate_pass(t->gate);
     if (p->n_parts == t->fail_nparts && (int)p->part == t->fail_part)
         rc = cuzk_fail(err, errlen, CUZK_EIO, "tb: injected device failure");
-    else {
+    else
+        rc = tb_lose(t, p, false, err, errlen);
+    if (rc == CUZK_OK) {
         int64_t t0 = cuzk_timeline_clock_us();
         rc = t->cpu->device(NULL, state, p, err, errlen);
         int64_t t1 = cuzk_timeline_clock_us(),
@@ -1442,6 +1473,165 @@ static void test_devices_independent(void)
     gate_destroy(&g);
 }
 
+/* ---- a device lost (the backend's CUZK_EDEVICE) ------------------------------------------------------ */
+
+typedef struct {
+    atomic_int lost[TB_DEVS]; /* DEVICE_LOST events per device */
+    atomic_int bad;           /* one on another lane, without a partition, or of no phase */
+} lost_sink_ctx;
+
+static void lost_sink(void *ctx, const cuzk_timeline_event *ev)
+{
+    lost_sink_ctx *c = ctx;
+    if (ev->ev != CUZK_TL_DEVICE_LOST)
+        return;
+    char lane[16];
+    snprintf(lane, sizeof lane, "gpu%d.", ev->dev);
+    if (ev->dev < 0 || ev->dev >= TB_DEVS || ev->part < 0 || strncmp(ev->lane, lane, strlen(lane)) ||
+        (strcmp(ev->stage, "pre") && strcmp(ev->stage, "device")))
+        atomic_fetch_add(&c->bad, 1);
+    else
+        atomic_fetch_add(&c->lost[ev->dev], 1);
+}
+
+/* One of two devices is lost mid-run (at its second device phase, or its first pre; whichever phase of its
+ * workers finds it lost first reports it): the engine sends it no more work and its partitions move to the
+ * other device, so every job still delivers proofs equal to the direct prover's; a partition moved out of
+ * its device phase has its pre's state abandoned and runs pre again elsewhere; the stats and one
+ * DEVICE_LOST event say which device; the budget comes back whole. */
+static void device_lost_moves(bool in_pre)
+{
+    const char *what = in_pre ? "device lost in pre" : "device lost in the device phase";
+    enum { JOBS = 4, PARTS = 4, GW = 2 };
+    lost_sink_ctx ls = {0};
+    cuzk_timeline *tl = NULL;
+    char err[256] = "";
+    CHECK(cuzk_timeline_new(&tl, NULL, lost_sink, &ls, err, sizeof err) == CUZK_OK, "%s: timeline: %s", what,
+          err);
+    cuzk_engine_config c = small_config();
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    tb.lose_mask = 1u << 1;
+    tb.lose_at = in_pre ? 1 : 2;
+    tb.lose_in_pre = in_pre;
+    tb.sleep_us = 2000;
+    c.backend = &be;
+    c.devices = 2;
+    c.gpu_workers = GW;
+    c.synth_workers = 3;
+    c.queue_depth = 2;
+    c.timeline = tl;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e) {
+        cuzk_timeline_close(tl, NULL, 0);
+        return;
+    }
+    synth_ctx sc[JOBS];
+    uint64_t ids[JOBS];
+    for (int i = 0; i < JOBS; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, k, PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+    }
+    for (int i = 0; i < JOBS; i++)
+        await_ok(e, ids[i], PARTS, true, what);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    int returned = atomic_load(&tb.lost_returns), abandons = atomic_load(&tb.abandons);
+    CHECK(st.devices_lost == 1u << 1 && st.devices_usable == 1, "%s: devices lost %#llx, usable %d", what,
+          (unsigned long long)st.devices_lost, st.devices_usable);
+    /* every phase that found the device lost moved its partition: no more than the workers that were busy
+     * there when it was lost */
+    CHECK(returned >= 1 && returned <= GW && st.parts_moved == (uint64_t)returned,
+          "%s: %d phases reported the loss, %llu partitions moved", what, returned,
+          (unsigned long long)st.parts_moved);
+    CHECK(st.parts_done == JOBS * PARTS && st.parts_failed == 0, "%s: %llu partitions done, %llu failed",
+          what, (unsigned long long)st.parts_done, (unsigned long long)st.parts_failed);
+    /* a partition lost in its device phase had run pre there: abandoned, then pre again elsewhere */
+    int pres = atomic_load(&tb.pres), posts = atomic_load(&tb.posts),
+        in_dev = atomic_load(&tb.lost_in_device);
+    CHECK(posts == JOBS * PARTS && pres == JOBS * PARTS + in_dev && abandons == in_dev &&
+              (!in_pre || !in_dev),
+          "%s: %d pre, %d post, %d abandoned (%d moved, %d of them out of the device phase)", what, pres,
+          posts, abandons, returned, in_dev);
+    int dev1 = atomic_load(&tb.device_calls[1]);
+    CHECK(in_pre ? dev1 == 0 : dev1 >= tb.lose_at && dev1 <= tb.lose_at + GW - 1,
+          "%s: device 1 ran %d device phases (lost at its phase %d)", what, dev1, tb.lose_at);
+    CHECK(atomic_load(&tb.mismatches) == 0, "%s: %d phases saw another device or worker than their pre", what,
+          atomic_load(&tb.mismatches));
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: timeline close: %s", what, err);
+    CHECK(atomic_load(&ls.lost[1]) == 1 && atomic_load(&ls.lost[0]) == 0 && atomic_load(&ls.bad) == 0,
+          "%s: DEVICE_LOST events: device 0 %d, device 1 %d, malformed %d", what, atomic_load(&ls.lost[0]),
+          atomic_load(&ls.lost[1]), atomic_load(&ls.bad));
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
+    tb_freed(&tb, what);
+}
+
+/* Every device is lost (one device at its second device phase; two devices at their first): every job fails
+ * with CUZK_EDEVICE and a message naming the lost device, nothing hangs, a later submit is refused the
+ * same way, and the budget comes back whole. */
+static void device_lost_all(int devices)
+{
+    char what[64];
+    snprintf(what, sizeof what, "all of %d device%s lost", devices, devices == 1 ? "" : "s");
+    enum { JOBS = 3, PARTS = 4 };
+    cuzk_engine_config c = small_config();
+    tb_ctx tb;
+    cuzk_engine_backend be = tb_backend(&tb);
+    tb.lose_mask = (1u << devices) - 1;
+    tb.lose_at = devices == 1 ? 2 : 1;
+    tb.sleep_us = 1000;
+    c.backend = &be;
+    c.devices = devices;
+    c.gpu_workers = 2;
+    c.synth_workers = 2;
+    c.queue_depth = 3;
+    cuzk_engine_key *k;
+    cuzk_engine *e = engine_up(&c, &k, what);
+    if (!e)
+        return;
+    synth_ctx sc[JOBS];
+    uint64_t ids[JOBS];
+    for (int i = 0; i < JOBS; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, k, PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+    }
+    char msg[256] = "";
+    for (int i = 0; i < JOBS; i++) {
+        await_status_msg(e, ids[i], CUZK_EDEVICE, "no usable device left", msg, sizeof msg, what);
+        CHECK(strstr(msg, "device ") && strstr(msg, " lost in the ") && strstr(msg, "fell off the bus"),
+              "%s: job %d's message '%s' does not say what was lost", what, i, msg);
+    }
+    cuzk_engine_job j = {
+        .key = k, .n_parts = 1, .prio = CUZK_PRIO_CRITICAL, .synth = synth_cb, .user = &sc[0]};
+    uint64_t id = 1;
+    char err[256] = "";
+    int rc = cuzk_engine_submit(e, &j, &id, err, sizeof err);
+    CHECK(rc == CUZK_EDEVICE && id == 0 && strstr(err, "no usable device left") && strstr(err, "fell off"),
+          "%s: a submit after the loss: %d '%s'", what, rc, err);
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(st.devices_usable == 0 && st.devices_lost == (uint64_t)tb.lose_mask && st.parts_done <= PARTS &&
+              st.parts_moved <= (uint64_t)(2 * devices),
+          "%s: usable %d, lost %#llx, %llu partitions done, %llu moved", what, st.devices_usable,
+          (unsigned long long)st.devices_lost, (unsigned long long)st.parts_done,
+          (unsigned long long)st.parts_moved);
+    drained(e, k, what);
+    cuzk_engine_free(e);
+    CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
+    tb_freed(&tb, what);
+}
+
+static void test_device_lost(void)
+{
+    device_lost_moves(false);
+    device_lost_moves(true);
+    device_lost_all(1);
+    device_lost_all(2);
+}
+
 /* Configurations drawn from edge values (zeros for defaults, ones, negatives, too many, budgets below a
  * partition and at the limit, unknown evaluation places and flags): each is refused with a message, or
  * makes an engine that proves two small jobs (every proof verified) or fails them with a message, and
@@ -2138,6 +2328,7 @@ int main(void)
     test_admission();
     test_devices();
     test_devices_independent();
+    test_device_lost();
     test_random_configs();
     test_device_list();
     test_device_mask();

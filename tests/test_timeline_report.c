@@ -1230,6 +1230,57 @@ static void test_overlap_by_hand(void)
     cuzk_tlr_log_free(log);
 }
 
+/* A device lost mid-run: its DEVICE_LOST event is recognised (not skipped as unknown) and named in the
+ * report, and the partition it moved (queued twice, locked on both devices) leaves no warning. */
+static void test_device_lost(void)
+{
+#define EV(t, ev, job, part, lane, dev, stage)                                                               \
+    "{\"t_us\":" #t ",\"ev\":\"" ev "\",\"job\":" #job ",\"part\":" #part ",\"lane\":\"" lane                \
+    "\",\"dev\":" #dev ",\"stage\":\"" stage "\"}\n"
+    const char *t = EV(0, "JOB_SUBMIT", 1, -1, "-", -1, "") EV(1, "JOB_START", 1, -1, "-", -1, "")
+        EV(2, "SYNTH_START", 1, 0, "synth.0", -1, "") EV(3, "SYNTH_END", 1, 0, "synth.0", -1, "")
+            EV(4, "GPU_QUEUE", 1, 0, "synth.0", -1, "") EV(5, "LOCK_WAIT", 1, 0, "gpu1.0", 1, "")
+                EV(6, "LOCK_ACQ", 1, 0, "gpu1.0", 1, "") EV(7, "KERNEL_START", 1, 0, "gpu1.0", 1, "prove")
+                    EV(9, "KERNEL_END", 1, 0, "gpu1.0", 1, "prove") EV(10, "LOCK_REL", 1, 0, "gpu1.0", 1, "")
+                        EV(11, "DEVICE_LOST", 1, 0, "gpu1.0", 1, "device")
+                            EV(12, "GPU_QUEUE", 1, 0, "gpu1.0", -1, "")
+                                EV(13, "LOCK_WAIT", 1, 0, "gpu0.0", 0, "")
+                                    EV(14, "LOCK_ACQ", 1, 0, "gpu0.0", 0, "")
+                                        EV(15, "KERNEL_START", 1, 0, "gpu0.0", 0, "prove")
+                                            EV(25, "KERNEL_END", 1, 0, "gpu0.0", 0, "prove")
+                                                EV(26, "LOCK_REL", 1, 0, "gpu0.0", 0, "")
+                                                    EV(27, "FINALIZE_START", 1, 0, "post.0", -1, "")
+                                                        EV(28, "FINALIZE_END", 1, 0, "post.0", -1, "")
+                                                            EV(29, "DELIVER", 1, -1, "-", -1, "");
+#undef EV
+    cuzk_tlr_log *log = NULL;
+    cuzk_tlr_stats *st = NULL;
+    char err[256] = "";
+    int rc = cuzk_tlr_parse(t, strlen(t), &log, err, sizeof err);
+    CHECK(rc == CUZK_OK && log->n_unknown == 0 && log->n_events == 20, "device lost: parse: %s", err);
+    if (rc)
+        return;
+    rc = cuzk_tlr_analyze(log, &st, err, sizeof err);
+    CHECK(rc == CUZK_OK, "device lost: analyze: %s", err);
+    if (rc == CUZK_OK) {
+        char *out = NULL;
+        size_t olen = 0;
+        FILE *mf = open_memstream(&out, &olen);
+        rc = mf ? cuzk_tlr_print(mf, "lost", log, st, err, sizeof err) : CUZK_ENOMEM;
+        if (mf)
+            fclose(mf);
+        CHECK(rc == CUZK_OK && out &&
+                  strstr(out, "device 1 lost at 0.000 s (job 1 partition 0, device phase)") &&
+                  strstr(out, "warnings\n  none\n"),
+              "device lost: the report names the loss and warns of nothing:\n%s", out ? out : "");
+        CHECK(st->delivered == 1 && st->n_devices == 2, "device lost: %zu delivered, %zu devices",
+              st->delivered, st->n_devices);
+        free(out);
+    }
+    cuzk_tlr_stats_free(st);
+    cuzk_tlr_log_free(log);
+}
+
 /* Malformed lines fail with their line number; everything else in the file is valid. */
 static void test_malformed(void)
 {
@@ -1704,6 +1755,7 @@ int main(void)
         return 2;
     }
     test_overlap_by_hand();
+    test_device_lost();
     test_malformed();
     test_escaping();
     test_generated();

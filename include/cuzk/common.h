@@ -30,6 +30,7 @@ enum {
     CUZK_EUNSAT = -10,       /* witness does not satisfy the constraints */
     CUZK_EVERIFY = -11,      /* proof failed verification */
     CUZK_ECANCELED = -12,    /* the work was cancelled before it finished */
+    CUZK_EDEVICE = -13, /* a device can no longer be used (a fatal device error): its work goes elsewhere */
 };
 
 /* Short, constant name of a status code ("not on curve"); never NULL. */

@@ -36,7 +36,9 @@
  *
  * Failure and cancellation: a failing partition (callback error, witness not
  * satisfying the constraints, backend error, proof not verifying) fails its
- * job only. A failed or cancelled job drops its undispatched partitions;
+ * job only. A device the backend reports lost (CUZK_EDEVICE) is taken out of
+ * service and its partitions move to the other devices; jobs fail for it
+ * only when no device is left. A failed or cancelled job drops its undispatched partitions;
  * partitions in flight stop at the next phase boundary; every byte and
  * buffer comes back before cuzk_engine_await reports the outcome.
  *
@@ -132,7 +134,11 @@ typedef struct cuzk_engine_part {
  *   packed_z     with device evaluation, pre takes the witness packed as well (p->zp, cuzk/zpack.h): the
  *                synthesis worker packs it after the witness (on the eval_threads pool), into a pooled
  *                buffer of n_z / 8 × 3 bytes and a tail of n_z / 16 + 64 values, unless CUZK_ENGINE_NO_ZPACK.
- * Functions return CUZK_OK or a CUZK_E* code with a message in err. */
+ * Functions return CUZK_OK or a CUZK_E* code with a message in err. CUZK_EDEVICE from pre or device says
+ * the device itself can no longer be used (the GPU backend: a CUDA error that leaves the device's context
+ * unusable until the process restarts): the engine sends that device no more work and moves the
+ * partition, with its synthesized buffers, to another device's workers; only when no device is left do
+ * jobs fail (status CUZK_EDEVICE), and later submits are refused. */
 typedef struct cuzk_engine_backend {
     const char *name;
     void *ctx;
@@ -292,6 +298,11 @@ typedef struct {
     uint64_t buf_allocs, buf_reuses, buf_frees; /* partition buffers allocated, taken from the pool, freed */
     uint64_t buf_live, buf_live_bytes;          /* allocated now (in use or idle) */
     uint64_t buf_pinned_bytes;                  /* of those, from the backend's host_alloc (page-locked) */
+    uint64_t devices_lost;  /* devices taken out of service (a backend phase returned CUZK_EDEVICE there), as
+                               a device_mask: bit d = device d */
+    uint64_t parts_moved;   /* partitions moved to another device after theirs was lost */
+    int devices_usable;     /* the engine's devices not lost; 0: every job fails, submits are refused */
+    char device_error[256]; /* the last loss: which device, in which phase, the backend's message ("" none) */
 } cuzk_engine_stats;
 
 void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *out);

@@ -49,6 +49,8 @@ typedef enum {
     CUZK_TL_DELIVER,        /* the job's proofs, verified, handed out (lane "-", part -1) */
     CUZK_TL_JOB_FAIL,       /* the job failed (part: the failing partition, or -1) */
     CUZK_TL_JOB_CANCEL,     /* the job was cancelled and has left the pipeline (part -1) */
+    CUZK_TL_DEVICE_LOST,    /* the worker's device was taken out of service (job, part: the partition whose
+                               phase reported it; stage: "pre" or "device") */
     CUZK_TL_NEV
 } cuzk_tl_ev;
 

@@ -50,6 +50,7 @@ typedef enum {
     CUZK_TLR_DELIVER,
     CUZK_TLR_JOB_FAIL,
     CUZK_TLR_JOB_CANCEL,
+    CUZK_TLR_DEVICE_LOST,
     CUZK_TLR_NEV
 } cuzk_tlr_ev;
 

@@ -17,12 +17,81 @@
  * scratch is allocated per call inside cuzk_groth16_prove_ex, which
  * part_bytes estimates for the budget: the three domain-sized polynomials,
  * the density-selected scalars and the split-MSM plans.
+ *
+ * CUZK_FAULT_DEVICE_LOST="D[@N],..." in the environment makes device D report
+ * itself lost (CUZK_EDEVICE) at its N-th device phase (default the first) and
+ * at every one after, as a GPU does after a fatal error: a drill for the
+ * engine's and the daemon's handling of a lost device, on any machine.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "cuzk/engine.h"
 #include "cuzk/prove.h"
 #include "cuzk/setup.h"
+
+#define FAULT_DEVICES 64
+
+/* CUZK_FAULT_DEVICE_LOST, parsed once: lose_at[d] = the device phase of device d that finds it lost (1 = the
+ * first), 0 = never; fault_bad: the variable is malformed (every device phase then fails, saying so). */
+static struct {
+    pthread_once_t once;
+    uint64_t lose_at[FAULT_DEVICES];
+    atomic_uint_fast64_t calls[FAULT_DEVICES];
+    bool bad;
+    char text[64];
+} fault = {.once = PTHREAD_ONCE_INIT};
+
+static void fault_parse(void)
+{
+    const char *v = getenv("CUZK_FAULT_DEVICE_LOST");
+    if (!v || !*v)
+        return;
+    snprintf(fault.text, sizeof fault.text, "%s", v);
+    for (const char *p = v;;) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            break;
+        unsigned long d = strtoul(p, &end, 10), n = 1;
+        p = end;
+        if (*p == '@') {
+            if (p[1] < '0' || p[1] > '9')
+                break;
+            n = strtoul(p + 1, &end, 10);
+            p = end;
+        }
+        if (d >= FAULT_DEVICES || n < 1 || n > (1ul << 40))
+            break;
+        fault.lose_at[d] = n;
+        if (!*p)
+            return;
+        if (*p++ != ',')
+            break;
+    }
+    fault.bad = true;
+}
+
+/* The injected loss of p's device, if CUZK_FAULT_DEVICE_LOST asks for one now. */
+static int fault_check(const cuzk_engine_part *p, char *err, size_t errlen)
+{
+    pthread_once(&fault.once, fault_parse);
+    if (fault.bad)
+        return cuzk_fail(
+            err, errlen, CUZK_EINVAL,
+            "cpu backend: CUZK_FAULT_DEVICE_LOST '%s' is not a list of DEVICE[@CALL] (e.g. 1@3,0)",
+            fault.text);
+    if (p->dev < 0 || p->dev >= FAULT_DEVICES || !fault.lose_at[p->dev])
+        return CUZK_OK;
+    uint64_t call = atomic_fetch_add(&fault.calls[p->dev], 1) + 1;
+    if (call < fault.lose_at[p->dev])
+        return CUZK_OK;
+    return cuzk_fail(err, errlen, CUZK_EDEVICE,
+                     "cpu backend: device %d lost at its device phase %llu (CUZK_FAULT_DEVICE_LOST=%s)",
+                     p->dev, (unsigned long long)call, fault.text);
+}
 
 static int cpu_worker_new(void *ctx, int dev, int worker, cuzk_pool *pool, void **state, char *err,
                           size_t errlen)
@@ -44,6 +113,9 @@ static uint64_t cpu_part_bytes(void *ctx, const cuzk_groth16_params *pk, const c
 
 static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
 {
+    int rc = fault_check(p, err, errlen);
+    if (rc != CUZK_OK)
+        return rc;
     cuzk_prove_opts opts = {.flags = CUZK_PROVE_NO_VERIFY, .pvk = p->pvk};
     if (p->a && p->b && p->c && p->n_abc == p->cs->n_constraints) { /* synthesis evaluated them already */
         opts.abc[0] = p->a, opts.abc[1] = p->b, opts.abc[2] = p->c;
@@ -55,8 +127,8 @@ static int cpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
         opts.density[i] = p->density[i], opts.density_pop[i] = p->density_pop[i]; /* the key's, once */
     opts.density_counted = true;
     cuzk_engine_stage(p, "prove", false);
-    int rc = cuzk_groth16_prove_ex(&p->proof, p->pk, p->cs, p->z, &p->r, &p->s, &opts, (cuzk_pool *)state,
-                                   err, errlen);
+    rc = cuzk_groth16_prove_ex(&p->proof, p->pk, p->cs, p->z, &p->r, &p->s, &opts, (cuzk_pool *)state, err,
+                               errlen);
     cuzk_engine_stage(p, "prove", true);
     return rc;
 }

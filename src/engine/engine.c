@@ -169,6 +169,9 @@ struct cuzk_engine {
     char init_err[ENGINE_ERRLEN];
 
     pthread_mutex_t *dev_lock;
+    bool *dev_lost;               /* by device slot: a backend phase returned CUZK_EDEVICE there */
+    int n_dev_ok;                 /* devices not lost */
+    char lost_msg[ENGINE_ERRLEN]; /* the last loss, quoted by what fails for want of a device */
     pthread_t dispatcher, reaper;
     bool dispatcher_up, reaper_up;
     synth_worker *synth;
@@ -761,7 +764,7 @@ static void synth_one(synth_worker *w, slot *s)
     s->p.key_vram = e->cfg.key_vram;
     pthread_mutex_lock(&e->mu);
     j->synth_us += t1 - t0;
-    while (j->state == J_ACTIVE && e->gpu_q_len == e->cfg.queue_depth)
+    while (j->state == J_ACTIVE && e->gpu_q_len >= e->cfg.queue_depth)
         pthread_cond_wait(&e->space_cv, &e->mu);
     if (j->state != J_ACTIVE) {
         e->st.parts_dropped++;
@@ -842,6 +845,69 @@ static slot *gpu_q_pop(cuzk_engine *e)
     return s;
 }
 
+/* Whether w takes partitions from the GPU queue: its device is in service, or none is (then its workers
+ * only drop what is left there, every job having failed). */
+static bool worker_serves(const cuzk_engine *e, const gpu_worker *w)
+{
+    return !e->dev_lost[w->slot] || e->n_dev_ok == 0;
+}
+
+/* No device is left (under mu): every active job fails, now and at submit, since nothing could prove it. The
+ * partitions in flight stop at their next phase boundary; those on the GPU queue are dropped by the lost
+ * devices' workers, which serve the queue for that alone. */
+static void no_device_left(cuzk_engine *e)
+{
+    char msg[ENGINE_ERRLEN];
+    snprintf(msg, sizeof msg, "no usable device left (%.200s)", e->lost_msg);
+    for (job *j = e->jobs; j; j = j->next)
+        job_stop(e, j, J_FAILED, CUZK_EDEVICE, -1, msg);
+    pthread_cond_broadcast(&e->gpu_cv);
+}
+
+/* A backend phase of s on w's device returned CUZK_EDEVICE. The device takes no more work (its workers stop
+ * taking partitions), and s, whose buffers the device only read, goes back on the GPU queue for the other
+ * devices; with none left its job and every other fail. */
+static void device_lost(gpu_worker *w, slot *s, const char *phase, const char *err)
+{
+    cuzk_engine *e = w->e;
+    if (s->p.pending && e->be->abandon)
+        e->be->abandon(e->be->ctx, &s->p);
+    s->p.pending = NULL;
+    pthread_mutex_lock(&e->mu);
+    if (!e->dev_lost[w->slot]) {
+        e->dev_lost[w->slot] = true;
+        e->n_dev_ok--;
+        e->st.devices_lost |= 1ull << w->dev;
+        snprintf(e->lost_msg, sizeof e->lost_msg, "device %d lost in the %s phase: %.200s", w->dev, phase,
+                 err[0] ? err : cuzk_strerror(CUZK_EDEVICE));
+        emit(e, CUZK_TL_DEVICE_LOST, s->p.job, (int32_t)s->p.part, w->lane, w->dev, phase);
+        if (e->n_dev_ok == 0)
+            no_device_left(e);
+        pthread_cond_broadcast(&e->gpu_cv); /* the device's idle workers see it */
+    }
+    job *j = s->job;
+    if (j->state == J_ACTIVE && e->n_dev_ok > 0) {
+        s->p.dev = s->p.worker = -1;
+        memset(&s->p.proof, 0, sizeof s->p.proof);
+        e->gpu_q[e->gpu_q_len++] = s; /* room: the queue holds queue_depth plus one per GPU worker */
+        e->st.parts_moved++;
+        emit(e, CUZK_TL_GPU_QUEUE, j->id, (int32_t)s->p.part, w->lane, -1, "");
+        pthread_cond_broadcast(&e->gpu_cv);
+        pthread_mutex_unlock(&e->mu);
+        return;
+    }
+    if (j->state == J_ACTIVE) { /* none left to move it to; no_device_left stopped every job then, so this
+                                   only guards the rule that a job is never left waiting on nothing */
+        char msg[ENGINE_ERRLEN];
+        snprintf(msg, sizeof msg, "partition %u: no usable device left (%.200s)", s->p.part, e->lost_msg);
+        job_fail(e, j, CUZK_EDEVICE, s->p.part, msg);
+    } else {
+        e->st.parts_dropped++; /* its job failed for want of a device (no_device_left), or had stopped */
+    }
+    slot_release(e, s);
+    pthread_mutex_unlock(&e->mu);
+}
+
 static void gpu_one(gpu_worker *w, slot *s)
 {
     cuzk_engine *e = w->e;
@@ -856,6 +922,10 @@ static void gpu_one(gpu_worker *w, slot *s)
     }
     if (be->pre) {
         int rc = be->pre(be->ctx, w->state, &s->p, err, sizeof err);
+        if (rc == CUZK_EDEVICE) {
+            device_lost(w, s, "pre", err);
+            return;
+        }
         if (rc != CUZK_OK) {
             slot_fail(e, s, rc, "pre-processing", err);
             return;
@@ -881,6 +951,10 @@ static void gpu_one(gpu_worker *w, slot *s)
     j->lock_wait_us += t1 - t0;
     j->device_us += t2 - t1;
     pthread_mutex_unlock(&e->mu);
+    if (rc == CUZK_EDEVICE) {
+        device_lost(w, s, "device", err);
+        return;
+    }
     if (rc != CUZK_OK) {
         slot_fail(e, s, rc, "device", err);
         return;
@@ -935,9 +1009,9 @@ static void *gpu_main(void *arg)
         return NULL;
     }
     for (;;) {
-        while (!e->gpu_q_len && !e->stop)
+        while (!e->stop && !(e->gpu_q_len && worker_serves(e, w)))
             pthread_cond_wait(&e->gpu_cv, &e->mu);
-        if (!e->gpu_q_len)
+        if (!e->gpu_q_len || !worker_serves(e, w))
             break;
         slot *s = gpu_q_pop(e);
         pthread_cond_broadcast(&e->space_cv);
@@ -1160,6 +1234,7 @@ static void engine_teardown(cuzk_engine *e)
     for (int d = 0; e->dev_lock && d < e->cfg.devices; d++)
         pthread_mutex_destroy(&e->dev_lock[d]);
     free(e->dev_lock);
+    free(e->dev_lost);
     cuzk_pool_free(e->eval_pool);
     free(e->gpu_q);
     free(e->synth);
@@ -1197,12 +1272,15 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_init(cvs[i], NULL);
     int n_gpu = c.devices * c.gpu_workers;
-    e->gpu_q = calloc((size_t)c.queue_depth, sizeof *e->gpu_q);
+    /* a partition whose device was lost goes back on the queue, so it holds one more per GPU worker */
+    e->gpu_q = calloc((size_t)c.queue_depth + (size_t)n_gpu, sizeof *e->gpu_q);
     e->dev_lock = calloc((size_t)c.devices, sizeof *e->dev_lock);
+    e->dev_lost = calloc((size_t)c.devices, sizeof *e->dev_lost);
+    e->n_dev_ok = c.devices;
     e->synth = calloc((size_t)c.synth_workers, sizeof *e->synth);
     e->gpu = calloc((size_t)n_gpu, sizeof *e->gpu);
     e->post = calloc((size_t)c.post_workers, sizeof *e->post);
-    if (!e->gpu_q || !e->dev_lock || !e->synth || !e->gpu || !e->post) {
+    if (!e->gpu_q || !e->dev_lock || !e->dev_lost || !e->synth || !e->gpu || !e->post) {
         free(e->dev_lock);
         e->dev_lock = NULL;
         engine_teardown(e);
@@ -1477,6 +1555,8 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_engine_job *d, uint64_t *id, c
     int rc = CUZK_OK;
     if (e->closing)
         rc = cuzk_fail(err, errlen, CUZK_EINVAL, "engine: shutting down");
+    else if (e->n_dev_ok == 0)
+        rc = cuzk_fail(err, errlen, CUZK_EDEVICE, "engine: no usable device left (%.200s)", e->lost_msg);
     else if (need > e->total - e->keys_bytes)
         rc = cuzk_fail(err, errlen, CUZK_ERANGE,
                        "engine: one partition needs %llu bytes, the budget has %llu beside the keys",
@@ -1586,5 +1666,7 @@ void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *out)
     out->budget_used = e->used;
     out->budget_keys = e->keys_bytes;
     out->budget_peak = e->peak;
+    out->devices_usable = e->n_dev_ok;
+    snprintf(out->device_error, sizeof out->device_error, "%s", e->lost_msg);
     pthread_mutex_unlock(&e->mu);
 }

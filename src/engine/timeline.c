@@ -32,9 +32,9 @@ struct cuzk_timeline {
 };
 
 static const char *const EV_NAMES[CUZK_TL_NEV] = {
-    "JOB_SUBMIT",     "JOB_START",    "SYNTH_START",  "SYNTH_END",  "GPU_QUEUE",
-    "LOCK_WAIT",      "LOCK_ACQ",     "KERNEL_START", "KERNEL_END", "LOCK_REL",
-    "FINALIZE_START", "FINALIZE_END", "DELIVER",      "JOB_FAIL",   "JOB_CANCEL",
+    "JOB_SUBMIT", "JOB_START",    "SYNTH_START", "SYNTH_END",   "GPU_QUEUE",      "LOCK_WAIT",
+    "LOCK_ACQ",   "KERNEL_START", "KERNEL_END",  "LOCK_REL",    "FINALIZE_START", "FINALIZE_END",
+    "DELIVER",    "JOB_FAIL",     "JOB_CANCEL",  "DEVICE_LOST",
 };
 
 #define TL_BUFSIZE (1u << 20)

@@ -44,9 +44,9 @@
 #include "cuzk/outfile.h"
 
 static const char *const ev_names[CUZK_TLR_NEV] = {
-    "JOB_SUBMIT",     "JOB_START",    "SYNTH_START",  "SYNTH_END",  "GPU_QUEUE",
-    "LOCK_WAIT",      "LOCK_ACQ",     "KERNEL_START", "KERNEL_END", "LOCK_REL",
-    "FINALIZE_START", "FINALIZE_END", "DELIVER",      "JOB_FAIL",   "JOB_CANCEL",
+    "JOB_SUBMIT", "JOB_START",    "SYNTH_START", "SYNTH_END",   "GPU_QUEUE",      "LOCK_WAIT",
+    "LOCK_ACQ",   "KERNEL_START", "KERNEL_END",  "LOCK_REL",    "FINALIZE_START", "FINALIZE_END",
+    "DELIVER",    "JOB_FAIL",     "JOB_CANCEL",  "DEVICE_LOST",
 };
 
 const char *cuzk_tlr_ev_name(cuzk_tlr_ev ev)
@@ -1005,6 +1005,14 @@ int cuzk_tlr_print(FILE *f, const char *title, const cuzk_tlr_log *log, const cu
     fprintf(f, "  %-12s %8zu\n", "failed", st->failed);
     fprintf(f, "  %-12s %8zu\n", "cancelled", st->cancelled);
     fprintf(f, "  %-12s %8zu\n", "unfinished", st->unfinished);
+    for (size_t i = 0; i < log->n_events; i++) {
+        const cuzk_tlr_event *ev = &log->events[i];
+        if (ev->ev == CUZK_TLR_DEVICE_LOST)
+            fprintf(f,
+                    "  device %d lost at %s s (job %llu partition %d, %s phase): its partitions moved on\n",
+                    ev->dev, fmt_s(a, ev->t_us), (unsigned long long)ev->job, ev->part,
+                    log->stages[ev->stage][0] ? log->stages[ev->stage] : "?");
+    }
 
     fprintf(f, "\nthroughput\n");
     if (st->has_steady)

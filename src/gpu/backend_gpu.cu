@@ -416,11 +416,19 @@ static void *gpu_host_alloc(void *ctx, size_t bytes)
 {
     void *p = NULL;
     /* portable: the engine's pool hands a buffer to whichever device's worker takes the next partition */
-    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+    cudaError_t e = cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e == cudaSuccess)
+        return p;
+    cudaGetLastError();
+    /* The calling thread's device may be one the engine lost (a fatal error fails every call made through
+     * its context, this one included); portable memory can be made through any other device's. */
+    for (int d = 0; cuda_error_is_fatal(e) && d < cuzk_gpu_device_count(); d++) {
+        if (cudaSetDevice(d) == cudaSuccess &&
+            cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) == cudaSuccess)
+            return p;
         cudaGetLastError();
-        return NULL;
     }
-    return p;
+    return NULL;
 }
 
 static void gpu_host_free(void *ctx, void *ptr, size_t bytes)

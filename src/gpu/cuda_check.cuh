@@ -6,8 +6,11 @@
  * this header; messages read "<module>: <what> failed: <error name> (<text>)".
  * CU(call, what) returns from the enclosing function, which must have
  * `char *err, size_t errlen` in scope, when call does not succeed.
- * Out-of-memory becomes CUZK_ENOMEM, anything else CUZK_EIO. The runtime's
- * last-error state is cleared so that a later, unrelated check does not see it.
+ * Out-of-memory becomes CUZK_ENOMEM; an error after which the device cannot be
+ * used again in this process CUZK_EDEVICE (the engine then moves the device's
+ * work to the others: include/cuzk/engine.h); anything else CUZK_EIO. The
+ * runtime's last-error state is cleared so that a later, unrelated check does
+ * not see it (a sticky error stays, by its nature).
  */
 #ifndef CUZK_GPU_CUDA_CHECK_CUH
 #define CUZK_GPU_CUDA_CHECK_CUH
@@ -20,11 +23,47 @@
 #error "define GPU_MODULE before including gpu/cuda_check.cuh"
 #endif
 
+/* Errors that leave the device's context unusable until the process is relaunched (the runtime's own
+ * words for each: a fault in a kernel, a device-side assert, a kernel timeout, errors contained by the
+ * hardware) and uncorrectable memory errors: the device is lost to this process. */
+static inline bool cuda_error_is_fatal(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMpsClientTerminated:
+#if CUDART_VERSION >= 12000
+    case cudaErrorContained:
+    case cudaErrorExternalDevice:
+#endif
+#if CUDART_VERSION >= 12080
+    case cudaErrorTensorMemoryLeak:
+#endif
+        return true;
+    default: return false;
+    }
+}
+
+/* The cuzk status of a failed CUDA call. */
+static inline int cuda_code(cudaError_t e)
+{
+    return e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : cuda_error_is_fatal(e) ? CUZK_EDEVICE : CUZK_EIO;
+}
+
 static inline int cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e)
 {
     cudaGetLastError();
-    return cuzk_fail(err, errlen, e == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,
-                     GPU_MODULE ": %s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    return cuzk_fail(err, errlen, cuda_code(e), GPU_MODULE ": %s failed: %s (%s)", what, cudaGetErrorName(e),
+                     cudaGetErrorString(e));
 }
 
 /* Priority of the streams that carry a proof's serial work (the prover's stream, the G1 MSM's sort and

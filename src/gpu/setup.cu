@@ -43,8 +43,8 @@
         cudaError_t e_ = (call);                                                                             \
         if (e_ != cudaSuccess) {                                                                             \
             cudaGetLastError();                                                                              \
-            rc = cuzk_fail(err, errlen, e_ == cudaErrorMemoryAllocation ? CUZK_ENOMEM : CUZK_EIO,            \
-                           "gpu setup: %s failed: %s (%s)", what, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+            rc = cuzk_fail(err, errlen, cuda_code(e_), "gpu setup: %s failed: %s (%s)", what,                \
+                           cudaGetErrorName(e_), cudaGetErrorString(e_));                                    \
             goto out;                                                                                        \
         }                                                                                                    \
     } while (0)

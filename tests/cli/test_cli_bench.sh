@@ -240,6 +240,26 @@ run "$BENCH" timeline report "$TMP/ids.jsonl"
 expect 0 "--device-ids: the report reads it"
 expect_out '^  dev 1 ' "--device-ids: the report has device 1"
 expect_out '^  dev 3 ' "... and device 3"
+# a device lost mid-run (the CPU backend's drill, CUZK_FAULT_DEVICE_LOST): its partitions move to the other
+# device and every proof is still delivered, verified; with no device left every proof fails, saying why
+run env CUZK_FAULT_DEVICE_LOST=1@2 "$BENCH" batch -c 4 -j 2 --workload random --constraints 5 --partitions 3 \
+    --devices 2 --gpu-workers 1 --timeline="$TMP/lost.jsonl"
+expect 0 "batch with device 1 lost at its second device phase: exit 0"
+expect_out '^  proofs +4 ok, 0 failed' "... every proof delivered"
+expect_out '^  devices lost 1 \(1 left in service; [1-9][0-9]* partitions? moved to them\): device 1 lost in the device phase: .*CUZK_FAULT_DEVICE_LOST=1@2' \
+    "... the summary names the device, the phase and the cause"
+run "$BENCH" timeline report "$TMP/lost.jsonl"
+expect 0 "... its TIMELINE reads"
+expect_out '^  device 1 lost at [0-9.]+ s \(job [0-9]+ partition [0-9]+, device phase\)' "... and the report names the loss"
+expect_out 'unknown events skipped 0,' "... as an event it knows"
+run env CUZK_FAULT_DEVICE_LOST=0 "$BENCH" batch -c 2 -j 1 --workload random --constraints 5 --partitions 2
+expect 1 "the only device lost: exit 1"
+expect_out '^  proofs +0 ok, 2 failed' "... no proof delivered"
+expect_err 'failed \(job 1\): no usable device left \(device 0 lost in the device phase' "... each failure says why"
+expect_err 'engine: no usable device left' "... and a later job is refused at submit"
+run env CUZK_FAULT_DEVICE_LOST=one "$BENCH" single --workload random --constraints 5 --partitions 2
+expect 1 "a malformed CUZK_FAULT_DEVICE_LOST: exit 1"
+expect_err "CUZK_FAULT_DEVICE_LOST 'one' is not a list of DEVICE\[@CALL\]" "... with the reason"
 for bad in 1,1 64 3-1 1, x; do
     run "$BENCH" batch --device-ids "$bad"
     expect_usage "--device-ids $bad"

@@ -17,6 +17,13 @@
  *                          Last, a device with no room for the key even streamed
  *                          (CUZK_GPU_FREE_BYTES=1 MiB): the job fails with CUZK_ENOMEM and the sizes,
  *                          nothing stays loaded, and the same engine proves once the limit is lifted.
+ *                          Then devices by number and two keys on one engine. Last (it leaves the
+ *                          device unusable for the rest of the process): a real fatal device error, a
+ *                          kernel storing to an invalid address launched on device 0 inside a device
+ *                          phase, must come out of the GPU backend as CUZK_EDEVICE: with one device
+ *                          every job fails with "no usable device left" and the CUDA error's name,
+ *                          later submits are refused, and the engine still shuts down; with two, the
+ *                          partitions move to device 1 if its context outlived device 0's (printed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +370,90 @@ static void run_device_ids(const cuzk_engine_backend *be, cuzk_groth16_params &p
     printf("devices by number: device %d alone proved; device %d refused\n", last, be->n_devices);
 }
 
+/* ---- a fatal device error ----------------------------------------------------------------- */
+
+static __global__ void k_fault(int *p)
+{
+    *(volatile int *)p = 1; /* p is no device address: cudaErrorIllegalAddress, which no later call clears */
+}
+
+static struct {
+    const cuzk_engine_backend *real;
+    int armed;        /* the next device phase on device 0 faults first */
+    cudaError_t seen; /* what the synchronisation after the faulting kernel returned */
+} fault = {NULL, 0, cudaSuccess};
+
+static int fault_device(void *ctx, void *state, cuzk_engine_part *p, char *err, size_t errlen)
+{
+    if (p->dev == 0 && __atomic_exchange_n(&fault.armed, 0, __ATOMIC_SEQ_CST)) {
+        cudaSetDevice(0);
+        k_fault<<<1, 1>>>((int *)(uintptr_t)64);
+        fault.seen = cudaDeviceSynchronize();
+    }
+    return fault.real->device(ctx, state, p, err, errlen); /* the backend meets the error in its own calls */
+}
+
+static void run_device_fault(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs,
+                             const cuzk_fr *z, size_t ni, size_t na)
+{
+    enum { JOBS = 3, PARTS = 3 };
+    cuzk_engine_backend fb = *be;
+    fault.real = be;
+    fault.armed = 1;
+    fb.device = fault_device;
+    bool two = be->n_devices >= 2;
+    cuzk_engine_config cfg;
+    cuzk_engine_key *key = NULL;
+    cuzk_engine_job job;
+    witness w = {z, ni + na, -1};
+    cuzk_engine *e = engine_with_job(&fb, &cfg, two ? 3 : 1, pk, cs, &w, PARTS, &key, &job);
+    if (!e)
+        return;
+    char err[256] = "";
+    uint64_t ids[JOBS];
+    for (int j = 0; j < JOBS; j++)
+        CHECK(cuzk_engine_submit(e, &job, &ids[j], err, sizeof err) == CUZK_OK, "fault: submit %d: %s", j,
+              err);
+    int delivered = 0, lost = 0;
+    for (int j = 0; j < JOBS; j++) {
+        cuzk_engine_result res;
+        int rc = cuzk_engine_await(e, ids[j], &res, err, sizeof err);
+        if (rc == CUZK_OK)
+            delivered++;
+        else if (rc == CUZK_EDEVICE && strstr(res.error, "no usable device left") &&
+                 strstr(res.error, "cudaErrorIllegalAddress"))
+            lost++;
+        else
+            CHECK(0, "fault: job %d: status %d: %s", j, rc, res.error);
+        cuzk_engine_result_free(&res);
+    }
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    CHECK(fault.seen == cudaErrorIllegalAddress, "fault: the faulting kernel's synchronisation returned %s",
+          cudaGetErrorName(fault.seen));
+    CHECK(st.devices_lost & 1, "fault: device 0 not taken out of service (lost %#llx: %s)",
+          (unsigned long long)st.devices_lost, st.device_error);
+    if (!two) {
+        CHECK(lost == JOBS && st.devices_usable == 0,
+              "fault: one device: %d jobs failed for the loss, %d delivered", lost, delivered);
+        uint64_t id = 1;
+        int rc = cuzk_engine_submit(e, &job, &id, err, sizeof err);
+        CHECK(rc == CUZK_EDEVICE && id == 0 && strstr(err, "no usable device left"),
+              "fault: a later submit: %d %s", rc, err);
+    } else {
+        CHECK(delivered + lost == JOBS, "fault: two devices: %d delivered, %d failed for the loss", delivered,
+              lost);
+    }
+    printf("fatal device error: %s -> %s; %d of %d jobs delivered%s\n", cudaGetErrorName(fault.seen),
+           st.device_error, delivered, JOBS,
+           two ? (delivered == JOBS ? " (device 1's context outlived device 0's)"
+                                    : " (device 1 failed too: the error reached the whole process)")
+               : "");
+    cuzk_engine_key_free(key);
+    cuzk_engine_free(
+        e); /* frees what it can on a context that fails every call: must neither hang nor crash */
+}
+
 int main(int argc, char **argv)
 {
     unsigned lg = argc > 1 ? (unsigned)atoi(argv[1]) : 14;
@@ -393,6 +484,7 @@ int main(int argc, char **argv)
     run_no_room(be, pk, cs, z, ni, na);
     run_device_ids(be, pk, cs, z, ni, na);
     run_two_keys(be, pk, cs, z, ni, na, pool);
+    run_device_fault(be, pk, cs, z, ni, na); /* last: the device is unusable after it */
     cuzk_groth16_params_free(&pk);
     cuzk_cs_free(&cs);
     free(z);

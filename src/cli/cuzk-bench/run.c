@@ -583,6 +583,12 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     if (st->parts_unpacked)
         printf("  witnesses    %llu sent whole: more values other than 0 and 1 than a packing holds\n",
                (unsigned long long)st->parts_unpacked);
+    if (st->devices_lost) {
+        char ids[256];
+        cuzk_engine_device_list_format(st->devices_lost, ids, sizeof ids);
+        printf("  devices lost %s (%d left in service; %llu partitions moved to them): %s\n", ids,
+               st->devices_usable, (unsigned long long)st->parts_moved, st->device_error);
+    }
     if (rec->oom)
         printf("  (events incomplete: out of memory while recording)\n");
     print_stages(rec, ev, res->wall);
