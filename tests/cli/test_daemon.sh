@@ -243,6 +243,90 @@ wait "$DPID"
 DRC=$?
 set -e
 [ "$DRC" -eq 0 ] && pass "the daemon exits 0 on SIGTERM" || fail "the daemon exited $DRC"
+
+# ---- a device lost (the CPU backend's drill: CUZK_FAULT_DEVICE_LOST) ---------------------------------
+run "$CUZKD" --print-config
+expect_out '^exit_on_device_lost = true$' "engine.exit_on_device_lost: on by default"
+printf '[engine]\nexit_on_device_lost = false\n' >"$TMP/stay.toml"
+run "$CUZKD" --config "$TMP/stay.toml" --print-config
+expect_out '^exit_on_device_lost = false$' "engine.exit_on_device_lost = false loads"
+CIRC="bits=$TMP/bits.params,$FIX/bits/circuit.r1cs"
+WTNS=(--type circuit --circuit bits --wtns "$FIX/bits/witness.wtns")
+# start_daemon NAME ENV-SPEC FLAGS...: a daemon on $TMP/NAME.sock with CUZK_FAULT_DEVICE_LOST=ENV-SPEC; DPID
+start_daemon() {
+    local name=$1 spec=$2
+    shift 2
+    CUZK_FAULT_DEVICE_LOST=$spec "$CUZKD" --listen "unix://$TMP/$name.sock" --budget 1G --circuit "$CIRC" "$@" \
+        >"$TMP/$name.log" 2>&1 &
+    DPID=$!
+    for _ in $(seq 200); do [ -S "$TMP/$name.sock" ] && break; sleep 0.05; done
+}
+# wait_exit SECONDS: waits for the daemon DPID to exit by itself; DRC = its status (124: it did not)
+wait_exit() {
+    for _ in $(seq $(($1 * 10))); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$DPID" 2>/dev/null; then
+        kill -KILL "$DPID"
+        wait "$DPID" 2>/dev/null || true
+        DRC=124
+    else
+        set +e
+        wait "$DPID"
+        DRC=$?
+        set -e
+    fi
+}
+# one of two devices lost: the other proves everything, the metrics and /status say which was lost
+SPORT=$((30000 + ($$ + 7) % 20000))
+start_daemon lost1 1@2 --device-ids 0,1 --status-listen "127.0.0.1:$SPORT"
+run "$BENCH" --addr "unix://$TMP/lost1.sock" batch -c 8 -j 2 "${WTNS[@]}"
+expect 0 "one of two devices lost: batch -c 8 -j 2 still succeeds"
+expect_out '^proofs +8 submitted, 8 completed, 0 failed' "... every proof delivered"
+run "$BENCH" --addr "unix://$TMP/lost1.sock" metrics
+expect_out '^cuzk_devices_usable 1$' "... cuzk_devices_usable 1"
+expect_out '^cuzk_device_lost\{device="1"\} 1$' "... cuzk_device_lost names device 1"
+expect_out '^cuzk_partitions_moved_total [1-9][0-9]*$' "... cuzk_partitions_moved_total counts the moves"
+status=$( (exec 3<>"/dev/tcp/127.0.0.1/$SPORT" && printf 'GET /status HTTP/1.1\r\nHost: x\r\n\r\n' >&3 && cat <&3) 2>/dev/null || true)
+[[ "$status" == *'"devices_usable":1,"devices_lost":[1],"device_error":"device 1 lost in the device phase'* ]] &&
+    pass "... GET /status lists the lost device and why" || fail "GET /status: ${status:0:400}"
+grep -q 'ERROR device 1 is out of service: its partitions move to the other devices' "$TMP/lost1.log" &&
+    pass "... the log says so once" || fail "no 'device 1 is out of service' in the daemon log"
+kill -TERM "$DPID"
+wait_exit 30
+[ "$DRC" -eq 0 ] && pass "... and the daemon still exits 0 on SIGTERM" || fail "the daemon exited $DRC"
+# the only device lost: every job fails saying why, the daemon exits 3 for its supervisor to restart it
+start_daemon lost2 0@2
+run "$BENCH" --addr "unix://$TMP/lost2.sock" batch -c 6 -j 2 "${WTNS[@]}"
+expect 1 "the only device lost: the batch fails (exit 1)"
+expect_err 'FAILED: no usable device left \(device 0 lost in the device phase' "... the jobs' failures say why"
+wait_exit 30
+[ "$DRC" -eq 3 ] && pass "... and the daemon exits by itself with status 3" || fail "the daemon's status: $DRC"
+grep -q 'ERROR no usable device left: shutting down, exit status 3' "$TMP/lost2.log" &&
+    pass "... saying so in its log" || fail "no shutdown line in the daemon log"
+! grep -q 'the client left before the answer' "$TMP/lost2.log" &&
+    pass "... after answering every call" || fail "a call was closed before its answer"
+# engine.exit_on_device_lost = false: the daemon stays, refusing work with UNAVAILABLE
+start_daemon lost3 0 --config "$TMP/stay.toml"
+run "$BENCH" --addr "unix://$TMP/lost3.sock" single "${WTNS[@]}"
+expect 1 "exit_on_device_lost = false: the first job fails (exit 1)"
+expect_err 'no usable device left' "... saying why"
+sleep 1.2 # a tick of the daemon's loop, which logs the loss
+run "$BENCH" --addr "unix://$TMP/lost3.sock" single "${WTNS[@]}"
+expect 1 "... a later job is refused (exit 1)"
+expect_err 'UNAVAILABLE.*no usable device left' "... with UNAVAILABLE and the reason"
+run "$BENCH" --addr "unix://$TMP/lost3.sock" metrics
+expect 0 "... the daemon still answers"
+expect_out '^cuzk_devices_usable 0$' "... cuzk_devices_usable 0"
+kill -TERM "$DPID"
+wait_exit 30
+[ "$DRC" -eq 0 ] && pass "... and exits 0 on SIGTERM" || fail "the daemon exited $DRC"
+grep -q 'engine.exit_on_device_lost = false' "$TMP/lost3.log" && pass "... having logged that it stays" ||
+    fail "no 'stays' line in the daemon log"
+for n in lost1 lost2 lost3; do
+    if grep -qE 'Sanitizer|runtime error:' "$TMP/$n.log"; then
+        fail "sanitizer report in the $n daemon log"
+        grep -E -A5 'Sanitizer|runtime error:' "$TMP/$n.log" | head -40
+    fi
+done
 if grep -qE 'Sanitizer|runtime error:' "$TMP/bench-daemon.log"; then
     fail "sanitizer report in the daemon log"
     grep -E -A5 'Sanitizer|runtime error:' "$TMP/bench-daemon.log" | head -40

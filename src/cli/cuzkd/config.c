@@ -439,6 +439,7 @@ static const keydef KEYS[] = {
     {"engine.eval", K_EVAL, F(eval), 0, 0, NULL},
     {"engine.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
     {"engine.zpack", K_NOT_BOOL, F(no_zpack), 0, 0, NULL},
+    {"engine.exit_on_device_lost", K_NOT_BOOL, F(stay_without_device), 0, 0, NULL},
     {"pipeline.max_parallel_synthesis", K_INT, F(synth_workers), 0, 1024, NULL},
     {"pipeline.max_gpu_queue_depth", K_INT, F(queue_depth), 0, 65536, NULL},
     {"pipeline.enabled", K_IGNORED, 0, 0, 0, "the partition pipeline is the only mode"},
@@ -883,6 +884,7 @@ void cuzkd_config_print(FILE *f, const cuzkd_config *c)
         fprintf(f, "device_ids = \"%s\"\n", ids);
     }
     fprintf(f, "zpack = %s\n", c->no_zpack ? "false" : "true");
+    fprintf(f, "exit_on_device_lost = %s\n", c->stay_without_device ? "false" : "true");
     if (c->key_vram)
         fprintf(f, "key_vram = %llu\n\n", (unsigned long long)c->key_vram);
     else

@@ -50,6 +50,8 @@ typedef struct {
     char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */
     bool no_zpack;     /* engine.zpack = false: CUZK_ENGINE_NO_ZPACK (witnesses uploaded whole) */
+    bool stay_without_device; /* engine.exit_on_device_lost = false: keep serving (refusing work) once no
+                                 device is usable, instead of exiting with status 3 for a restart */
     /* [limits] */
     uint64_t max_message, max_buffered, max_input_bytes;
     int max_connections, max_streams, max_jobs, max_results;
@@ -130,6 +132,8 @@ void cuzkd_service_shutdown(cuzkd_service *svc, bool immediate);
 /* Cancels every unfinished job and waits for every job and helper thread (their last tasks stay
  * queued in the server, which frees them). Call before rpc_server_free when the loop ended early. */
 void cuzkd_service_quiesce(cuzkd_service *svc);
+/* The exit status the daemon should end with: 3 when it stopped because no device was usable, else 0. */
+int cuzkd_service_exit_status(const cuzkd_service *svc);
 /* Waits for every job and helper thread, then frees the engine, the circuits and the jobs. */
 void cuzkd_service_free(cuzkd_service *svc);
 

@@ -11,7 +11,8 @@
  * finds the daemon ready. SIGTERM or SIGINT drain (a second one cancels what
  * is left at once), SIGHUP reopens the log file. Exit status: 0 after a clean
  * stop, 1 when the daemon could not start, 2 for a usage or configuration
- * error.
+ * error, 3 after it stopped because every device was lost to a fatal error
+ * (engine.exit_on_device_lost: a new process starts the devices afresh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -467,7 +468,9 @@ int main(int argc, char **argv)
     LOG_INFO("ready");
     if (rpc_server_run(srv) != 0)
         status = 1;
-    LOG_INFO("stopped");
+    if (!status)
+        status = cuzkd_service_exit_status(svc);
+    LOG_INFO("stopped%s", status == 3 ? " (no usable device: exit status 3)" : "");
 out:
     cuzkd_service_quiesce(svc); /* no job thread may post to the server once it is gone */
     rpc_server_free(srv);       /* tells the service about calls still open; the service must outlive it */

@@ -174,6 +174,8 @@ struct cuzkd_service {
     preload *preloads;
     bool draining, immediate, cancelled_all, stopped;
     int64_t drain_deadline;
+    uint64_t devices_lost_seen; /* the engine's lost devices already logged */
+    int exit_status;            /* what main returns: 3 after every device was lost, else 0 */
 };
 
 static int64_t now_ms(void)
@@ -229,6 +231,7 @@ static int code_of(int cuzk_rc)
     case CUZK_ENOMEM: return RPC_RESOURCE_EXHAUSTED;
     case CUZK_EIO: return RPC_FAILED_PRECONDITION;
     case CUZK_ECANCELED: return RPC_CANCELLED;
+    case CUZK_EDEVICE: return RPC_UNAVAILABLE;
     default: return RPC_INVALID_ARGUMENT;
     }
 }
@@ -1150,6 +1153,15 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     cuzk_engine_get_config(svc->engine, &ec);
     METRIC("cuzk_gpu_workers", "gauge", "GPU workers (devices x workers per device).");
     sb_printf(&b, "cuzk_gpu_workers %d\n", ec.devices * ec.gpu_workers);
+    METRIC("cuzk_devices_usable", "gauge", "The engine's devices in service (not lost to a fatal error).");
+    sb_printf(&b, "cuzk_devices_usable %d\n", st.devices_usable);
+    METRIC("cuzk_device_lost", "gauge", "1 for each device taken out of service after a fatal error.");
+    for (int d = 0; d < 64; d++)
+        if (st.devices_lost >> d & 1)
+            sb_printf(&b, "cuzk_device_lost{device=\"%d\"} 1\n", d);
+    METRIC("cuzk_partitions_moved_total", "counter",
+           "Partitions moved to another device after theirs was lost.");
+    sb_printf(&b, "cuzk_partitions_moved_total %" PRIu64 "\n", st.parts_moved);
 #ifdef CUZK_HAVE_GPU
     if (ec.backend == cuzk_engine_backend_gpu() && ec.devices <= 64) {
         uint64_t res[64];
@@ -1248,9 +1260,15 @@ static char *status_json(cuzkd_service *svc, size_t *len)
     sb_printf(&b,
               "],\"counters\":{\"completed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"cancelled\":%" PRIu64
               ",\"partitions_completed\":%" PRIu64 ",\"partitions_in_flight\":%" PRIu64
-              "},\"draining\":%s}\n",
+              "},\"devices_usable\":%d,\"devices_lost\":[",
               svc->total_completed, svc->total_failed, svc->total_cancelled, svc->parts_completed,
-              st.parts_in_flight, svc->draining ? "true" : "false");
+              st.parts_in_flight, st.devices_usable);
+    for (int d = 0, n = 0; d < 64; d++)
+        if (st.devices_lost >> d & 1)
+            sb_printf(&b, "%s%d", n++ ? "," : "", d);
+    sb_printf(&b, "],\"device_error\":");
+    json_str(&b, st.device_error);
+    sb_printf(&b, ",\"draining\":%s}\n", svc->draining ? "true" : "false");
     pthread_mutex_unlock(&svc->mu);
     if (b.oom) {
         free(b.s);
@@ -1500,9 +1518,44 @@ static void cancel_all(cuzkd_service *svc)
         LOG_WARN("shutdown: cancelling %d unfinished job%s", n, n == 1 ? "" : "s");
 }
 
+/* A device the engine took out of service is logged once; with none left the daemon can prove nothing
+ * until a new process starts the devices afresh (a GPU's fatal error lasts as long as the process), so
+ * unless engine.exit_on_device_lost = false it drains (every job has failed by then) and exits with
+ * status 3, for its supervisor to restart it. */
+static void check_devices(cuzkd_service *svc)
+{
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(svc->engine, &st);
+    if (st.devices_lost == svc->devices_lost_seen)
+        return;
+    uint64_t fresh = st.devices_lost & ~svc->devices_lost_seen;
+    svc->devices_lost_seen = st.devices_lost;
+    for (int d = 0; d < 64; d++)
+        if (fresh >> d & 1)
+            LOG_ERROR("device %d is out of service: its partitions move to the other devices (%s)", d,
+                      st.device_error);
+    if (st.devices_usable > 0 || svc->draining)
+        return;
+    if (svc->cfg->stay_without_device) {
+        LOG_ERROR("no usable device left: every job fails and new ones are refused until the daemon restarts "
+                  "(engine.exit_on_device_lost = false)");
+        return;
+    }
+    LOG_ERROR(
+        "no usable device left: shutting down, exit status 3, for a restart to start the devices afresh");
+    svc->exit_status = 3;
+    cuzkd_service_shutdown(svc, false);
+}
+
+int cuzkd_service_exit_status(const cuzkd_service *svc)
+{
+    return svc ? svc->exit_status : 0;
+}
+
 int cuzkd_service_tick(void *ctx)
 {
     cuzkd_service *svc = ctx;
+    check_devices(svc);
     int64_t now = now_ms(), next = now + 1000;
     for (waiter **pp = &svc->waiters; *pp;) {
         waiter *w = *pp;
@@ -1544,7 +1597,12 @@ int cuzkd_service_tick(void *ctx)
             cancel_all(svc);
             pthread_mutex_lock(&svc->mu);
         }
-        bool idle = svc->unfinished == 0 && svc->threads_live == 0;
+        /* a finished job's answer is a task still queued on this loop until task_finished has run: the
+         * server must not stop (closing its call) before that */
+        bool answered = true;
+        for (job *j = svc->jobs; j && answered; j = j->next)
+            answered = j->state != JS_DONE || j->delivered;
+        bool idle = svc->unfinished == 0 && svc->threads_live == 0 && answered;
         pthread_mutex_unlock(&svc->mu);
         if (idle && !svc->waiters && !svc->preloads) {
             LOG_INFO("shutdown: no work left; closing connections");
