@@ -1494,6 +1494,35 @@ static void lost_sink(void *ctx, const cuzk_timeline_event *ev)
         atomic_fetch_add(&c->lost[ev->dev], 1);
 }
 
+enum { LOST_PARTS = 4, LOST_GW = 2 };
+
+/* An engine of `devices` devices (2 GPU workers each) on the test backend tb (be: the caller's), whose
+ * devices of lose_mask are lost at their lose_at-th phase (pre when in_pre, else device), writing to tl;
+ * jobs jobs of LOST_PARTS partitions submitted (ids, their witnesses sc). NULL after a failed CHECK. */
+static cuzk_engine *lost_engine(tb_ctx *tb, cuzk_engine_backend *be, int devices, uint64_t lose_mask,
+                                int lose_at, bool in_pre, cuzk_timeline *tl, cuzk_engine_key **k, int jobs,
+                                synth_ctx *sc, uint64_t *ids, const char *what)
+{
+    cuzk_engine_config c = small_config();
+    *be = tb_backend(tb);
+    tb->lose_mask = lose_mask;
+    tb->lose_at = lose_at;
+    tb->lose_in_pre = in_pre;
+    tb->sleep_us = 1500;
+    c.backend = be;
+    c.devices = devices;
+    c.gpu_workers = LOST_GW;
+    c.synth_workers = 3;
+    c.queue_depth = 2;
+    c.timeline = tl;
+    cuzk_engine *e = engine_up(&c, k, what);
+    for (int i = 0; e && i < jobs; i++) {
+        synth_ctx_init(&sc[i], i);
+        ids[i] = submit(e, *k, LOST_PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+    }
+    return e;
+}
+
 /* One of two devices is lost mid-run (at its second device phase, or its first pre; whichever phase of its
  * workers finds it lost first reports it): the engine sends it no more work and its partitions move to the
  * other device, so every job still delivers proofs equal to the direct prover's; a partition moved out of
@@ -1502,36 +1531,21 @@ static void lost_sink(void *ctx, const cuzk_timeline_event *ev)
 static void device_lost_moves(bool in_pre)
 {
     const char *what = in_pre ? "device lost in pre" : "device lost in the device phase";
-    enum { JOBS = 4, PARTS = 4, GW = 2 };
+    enum { JOBS = 4, PARTS = LOST_PARTS, GW = LOST_GW };
     lost_sink_ctx ls = {0};
     cuzk_timeline *tl = NULL;
     char err[256] = "";
     CHECK(cuzk_timeline_new(&tl, NULL, lost_sink, &ls, err, sizeof err) == CUZK_OK, "%s: timeline: %s", what,
           err);
-    cuzk_engine_config c = small_config();
     tb_ctx tb;
-    cuzk_engine_backend be = tb_backend(&tb);
-    tb.lose_mask = 1u << 1;
-    tb.lose_at = in_pre ? 1 : 2;
-    tb.lose_in_pre = in_pre;
-    tb.sleep_us = 2000;
-    c.backend = &be;
-    c.devices = 2;
-    c.gpu_workers = GW;
-    c.synth_workers = 3;
-    c.queue_depth = 2;
-    c.timeline = tl;
+    cuzk_engine_backend be;
     cuzk_engine_key *k;
-    cuzk_engine *e = engine_up(&c, &k, what);
+    synth_ctx sc[JOBS];
+    uint64_t ids[JOBS];
+    cuzk_engine *e = lost_engine(&tb, &be, 2, 1u << 1, in_pre ? 1 : 2, in_pre, tl, &k, JOBS, sc, ids, what);
     if (!e) {
         cuzk_timeline_close(tl, NULL, 0);
         return;
-    }
-    synth_ctx sc[JOBS];
-    uint64_t ids[JOBS];
-    for (int i = 0; i < JOBS; i++) {
-        synth_ctx_init(&sc[i], i);
-        ids[i] = submit(e, k, PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
     }
     for (int i = 0; i < JOBS; i++)
         await_ok(e, ids[i], PARTS, true, what);
@@ -1576,28 +1590,16 @@ static void device_lost_all(int devices)
 {
     char what[64];
     snprintf(what, sizeof what, "all of %d device%s lost", devices, devices == 1 ? "" : "s");
-    enum { JOBS = 3, PARTS = 4 };
-    cuzk_engine_config c = small_config();
+    enum { JOBS = 3, PARTS = LOST_PARTS };
     tb_ctx tb;
-    cuzk_engine_backend be = tb_backend(&tb);
-    tb.lose_mask = (1u << devices) - 1;
-    tb.lose_at = devices == 1 ? 2 : 1;
-    tb.sleep_us = 1000;
-    c.backend = &be;
-    c.devices = devices;
-    c.gpu_workers = 2;
-    c.synth_workers = 2;
-    c.queue_depth = 3;
+    cuzk_engine_backend be;
     cuzk_engine_key *k;
-    cuzk_engine *e = engine_up(&c, &k, what);
-    if (!e)
-        return;
     synth_ctx sc[JOBS];
     uint64_t ids[JOBS];
-    for (int i = 0; i < JOBS; i++) {
-        synth_ctx_init(&sc[i], i);
-        ids[i] = submit(e, k, PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
-    }
+    cuzk_engine *e = lost_engine(&tb, &be, devices, (1u << devices) - 1, devices == 1 ? 2 : 1, false, NULL,
+                                 &k, JOBS, sc, ids, what);
+    if (!e)
+        return;
     char msg[256] = "";
     for (int i = 0; i < JOBS; i++) {
         await_status_msg(e, ids[i], CUZK_EDEVICE, "no usable device left", msg, sizeof msg, what);
