@@ -1498,10 +1498,12 @@ enum { LOST_PARTS = 4, LOST_GW = 2 };
 
 /* An engine of `devices` devices (2 GPU workers each) on the test backend tb (be: the caller's), whose
  * devices of lose_mask are lost at their lose_at-th phase (pre when in_pre, else device), writing to tl;
- * jobs jobs of LOST_PARTS partitions submitted (ids, their witnesses sc). NULL after a failed CHECK. */
+ * jobs jobs of LOST_PARTS partitions submitted (ids, their witnesses sc). When every device is to be lost
+ * (all_lost) a submit may come after the loss: then it must be refused with CUZK_EDEVICE and the reason,
+ * and its id is 0 (never the first: nothing can be lost before there is work). NULL after a failed CHECK. */
 static cuzk_engine *lost_engine(tb_ctx *tb, cuzk_engine_backend *be, int devices, uint64_t lose_mask,
                                 int lose_at, bool in_pre, cuzk_timeline *tl, cuzk_engine_key **k, int jobs,
-                                synth_ctx *sc, uint64_t *ids, const char *what)
+                                synth_ctx *sc, uint64_t *ids, bool all_lost, const char *what)
 {
     cuzk_engine_config c = small_config();
     *be = tb_backend(tb);
@@ -1518,7 +1520,15 @@ static cuzk_engine *lost_engine(tb_ctx *tb, cuzk_engine_backend *be, int devices
     cuzk_engine *e = engine_up(&c, k, what);
     for (int i = 0; e && i < jobs; i++) {
         synth_ctx_init(&sc[i], i);
-        ids[i] = submit(e, *k, LOST_PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+        if (!all_lost || i == 0) {
+            ids[i] = submit(e, *k, LOST_PARTS, CUZK_PRIO_NORMAL, &sc[i], what);
+            continue;
+        }
+        cuzk_engine_job j = {.key = *k, .n_parts = LOST_PARTS, .synth = synth_cb, .user = &sc[i]};
+        char err[256] = "";
+        int rc = cuzk_engine_submit(e, &j, &ids[i], err, sizeof err);
+        CHECK(rc == CUZK_OK || (rc == CUZK_EDEVICE && !ids[i] && strstr(err, "no usable device left")),
+              "%s: submit %d: %d %s", what, i, rc, err);
     }
     return e;
 }
@@ -1542,7 +1552,8 @@ static void device_lost_moves(bool in_pre)
     cuzk_engine_key *k;
     synth_ctx sc[JOBS];
     uint64_t ids[JOBS];
-    cuzk_engine *e = lost_engine(&tb, &be, 2, 1u << 1, in_pre ? 1 : 2, in_pre, tl, &k, JOBS, sc, ids, what);
+    cuzk_engine *e =
+        lost_engine(&tb, &be, 2, 1u << 1, in_pre ? 1 : 2, in_pre, tl, &k, JOBS, sc, ids, false, what);
     if (!e) {
         cuzk_timeline_close(tl, NULL, 0);
         return;
@@ -1597,11 +1608,13 @@ static void device_lost_all(int devices)
     synth_ctx sc[JOBS];
     uint64_t ids[JOBS];
     cuzk_engine *e = lost_engine(&tb, &be, devices, (1u << devices) - 1, devices == 1 ? 2 : 1, false, NULL,
-                                 &k, JOBS, sc, ids, what);
+                                 &k, JOBS, sc, ids, true, what);
     if (!e)
         return;
     char msg[256] = "";
     for (int i = 0; i < JOBS; i++) {
+        if (!ids[i])
+            continue; /* refused at submit, after the loss (lost_engine checked the reason) */
         await_status_msg(e, ids[i], CUZK_EDEVICE, "no usable device left", msg, sizeof msg, what);
         CHECK(strstr(msg, "device ") && strstr(msg, " lost in the ") && strstr(msg, "fell off the bus"),
               "%s: job %d's message '%s' does not say what was lost", what, i, msg);
