@@ -169,8 +169,6 @@ struct cuzk_engine {
     char init_err[ENGINE_ERRLEN];
 
     pthread_mutex_t *dev_lock;
-    bool *dev_lost;               /* by device slot: a backend phase returned CUZK_EDEVICE there */
-    int n_dev_ok;                 /* devices not lost */
     char lost_msg[ENGINE_ERRLEN]; /* the last loss, quoted by what fails for want of a device */
     pthread_t dispatcher, reaper;
     bool dispatcher_up, reaper_up;
@@ -845,11 +843,24 @@ static slot *gpu_q_pop(cuzk_engine *e)
     return s;
 }
 
+/* Whether device number dev is out of service (under mu): st.devices_lost is the one record of it. */
+static bool dev_is_lost(const cuzk_engine *e, int dev)
+{
+    return e->st.devices_lost >> dev & 1;
+}
+
+/* The engine's devices still in service (under mu); each device has its own number, so this is the count
+ * less the lost ones. */
+static int devices_usable(const cuzk_engine *e)
+{
+    return e->cfg.devices - __builtin_popcountll(e->st.devices_lost);
+}
+
 /* Whether w takes partitions from the GPU queue: its device is in service, or none is (then its workers
  * only drop what is left there, every job having failed). */
 static bool worker_serves(const cuzk_engine *e, const gpu_worker *w)
 {
-    return !e->dev_lost[w->slot] || e->n_dev_ok == 0;
+    return !dev_is_lost(e, w->dev) || devices_usable(e) == 0;
 }
 
 /* No device is left (under mu): every active job fails, now and at submit, since nothing could prove it. The
@@ -874,19 +885,17 @@ static void device_lost(gpu_worker *w, slot *s, const char *phase, const char *e
         e->be->abandon(e->be->ctx, &s->p);
     s->p.pending = NULL;
     pthread_mutex_lock(&e->mu);
-    if (!e->dev_lost[w->slot]) {
-        e->dev_lost[w->slot] = true;
-        e->n_dev_ok--;
+    if (!dev_is_lost(e, w->dev)) {
         e->st.devices_lost |= 1ull << w->dev;
         snprintf(e->lost_msg, sizeof e->lost_msg, "device %d lost in the %s phase: %.200s", w->dev, phase,
                  err[0] ? err : cuzk_strerror(CUZK_EDEVICE));
         emit(e, CUZK_TL_DEVICE_LOST, s->p.job, (int32_t)s->p.part, w->lane, w->dev, phase);
-        if (e->n_dev_ok == 0)
+        if (devices_usable(e) == 0)
             no_device_left(e);
         pthread_cond_broadcast(&e->gpu_cv); /* the device's idle workers see it */
     }
     job *j = s->job;
-    if (j->state == J_ACTIVE && e->n_dev_ok > 0) {
+    if (j->state == J_ACTIVE && devices_usable(e) > 0) {
         s->p.dev = s->p.worker = -1;
         memset(&s->p.proof, 0, sizeof s->p.proof);
         e->gpu_q[e->gpu_q_len++] = s; /* room: the queue holds queue_depth plus one per GPU worker */
@@ -1234,7 +1243,6 @@ static void engine_teardown(cuzk_engine *e)
     for (int d = 0; e->dev_lock && d < e->cfg.devices; d++)
         pthread_mutex_destroy(&e->dev_lock[d]);
     free(e->dev_lock);
-    free(e->dev_lost);
     cuzk_pool_free(e->eval_pool);
     free(e->gpu_q);
     free(e->synth);
@@ -1275,12 +1283,10 @@ int cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, char *err,
     /* a partition whose device was lost goes back on the queue, so it holds one more per GPU worker */
     e->gpu_q = calloc((size_t)c.queue_depth + (size_t)n_gpu, sizeof *e->gpu_q);
     e->dev_lock = calloc((size_t)c.devices, sizeof *e->dev_lock);
-    e->dev_lost = calloc((size_t)c.devices, sizeof *e->dev_lost);
-    e->n_dev_ok = c.devices;
     e->synth = calloc((size_t)c.synth_workers, sizeof *e->synth);
     e->gpu = calloc((size_t)n_gpu, sizeof *e->gpu);
     e->post = calloc((size_t)c.post_workers, sizeof *e->post);
-    if (!e->gpu_q || !e->dev_lock || !e->dev_lost || !e->synth || !e->gpu || !e->post) {
+    if (!e->gpu_q || !e->dev_lock || !e->synth || !e->gpu || !e->post) {
         free(e->dev_lock);
         e->dev_lock = NULL;
         engine_teardown(e);
@@ -1555,7 +1561,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_engine_job *d, uint64_t *id, c
     int rc = CUZK_OK;
     if (e->closing)
         rc = cuzk_fail(err, errlen, CUZK_EINVAL, "engine: shutting down");
-    else if (e->n_dev_ok == 0)
+    else if (devices_usable(e) == 0)
         rc = cuzk_fail(err, errlen, CUZK_EDEVICE, "engine: no usable device left (%.200s)", e->lost_msg);
     else if (need > e->total - e->keys_bytes)
         rc = cuzk_fail(err, errlen, CUZK_ERANGE,
@@ -1666,7 +1672,7 @@ void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *out)
     out->budget_used = e->used;
     out->budget_keys = e->keys_bytes;
     out->budget_peak = e->peak;
-    out->devices_usable = e->n_dev_ok;
+    out->devices_usable = devices_usable(e);
     snprintf(out->device_error, sizeof out->device_error, "%s", e->lost_msg);
     pthread_mutex_unlock(&e->mu);
 }
