@@ -415,16 +415,16 @@ static int gpu_device(void *ctx, void *state, cuzk_engine_part *p, char *err, si
 static void *gpu_host_alloc(void *ctx, size_t bytes)
 {
     void *p = NULL;
+    size_t n = bytes ? bytes : 1;
     /* portable: the engine's pool hands a buffer to whichever device's worker takes the next partition */
-    cudaError_t e = cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable);
+    cudaError_t e = cudaHostAlloc(&p, n, cudaHostAllocPortable);
     if (e == cudaSuccess)
         return p;
     cudaGetLastError();
     /* The calling thread's device may be one the engine lost (a fatal error fails every call made through
      * its context, this one included); portable memory can be made through any other device's. */
     for (int d = 0; cuda_error_is_fatal(e) && d < cuzk_gpu_device_count(); d++) {
-        if (cudaSetDevice(d) == cudaSuccess &&
-            cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) == cudaSuccess)
+        if (cudaSetDevice(d) == cudaSuccess && cudaHostAlloc(&p, n, cudaHostAllocPortable) == cudaSuccess)
             return p;
         cudaGetLastError();
     }
