@@ -1584,6 +1584,26 @@ static void device_lost_moves(bool in_pre)
           "%s: device 1 ran %d device phases (lost at its phase %d)", what, dev1, tb.lose_at);
     CHECK(atomic_load(&tb.mismatches) == 0, "%s: %d phases saw another device or worker than their pre", what,
           atomic_load(&tb.mismatches));
+    /* Then one-partition jobs one at a time, each queued while every worker waits for work, the lost
+     * device's too: the queued partition must reach a worker of device 0 (a wake-up that reached only one
+     * waiting worker could wake a lost one, which leaves it, and the job would wait forever). */
+    for (int i = 0; i < 12; i++) {
+        synth_ctx one;
+        synth_ctx_init(&one, i);
+        uint64_t id = submit(e, k, 1, CUZK_PRIO_NORMAL, &one, what);
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            usleep(1000);
+            cuzk_engine_get_stats(e, &st);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+        } while (st.jobs_unfinished && now.tv_sec - t0.tv_sec < 20);
+        if (st.jobs_unfinished) { /* it would never finish: report and stop here rather than hang */
+            CHECK(0, "%s: a one-partition job queued after the loss was not proved in 20 s", what);
+            exit(test_finish("test_engine"));
+        }
+        await_ok(e, id, 1, true, what);
+    }
     drained(e, k, what);
     cuzk_engine_free(e);
     CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: timeline close: %s", what, err);

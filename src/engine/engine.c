@@ -772,7 +772,8 @@ static void synth_one(synth_worker *w, slot *s)
     }
     e->gpu_q[e->gpu_q_len++] = s;
     emit(e, CUZK_TL_GPU_QUEUE, j->id, (int32_t)s->p.part, w->lane, -1, "");
-    pthread_cond_signal(&e->gpu_cv);
+    /* every waiting GPU worker: a signal could wake only a lost device's worker, which does not take it */
+    pthread_cond_broadcast(&e->gpu_cv);
     pthread_mutex_unlock(&e->mu);
 }
 
