@@ -393,6 +393,13 @@ static int fault_device(void *ctx, void *state, cuzk_engine_part *p, char *err, 
     return fault.real->device(ctx, state, p, err, errlen); /* the backend meets the error in its own calls */
 }
 
+/* Whether a submit or a job failed for the fault's loss: no device left, the runtime's error named. */
+static bool lost_to_fault(int rc, const char *msg)
+{
+    return rc == CUZK_EDEVICE && strstr(msg, "no usable device left") &&
+           strstr(msg, "cudaErrorIllegalAddress");
+}
+
 static void run_device_fault(const cuzk_engine_backend *be, cuzk_groth16_params &pk, cuzk_cs &cs,
                              const cuzk_fr *z, size_t ni, size_t na)
 {
@@ -415,8 +422,7 @@ static void run_device_fault(const cuzk_engine_backend *be, cuzk_groth16_params 
     for (int j = 0; j < JOBS; j++) {
         /* the loss may come before the last submit, which is then refused for it */
         int rc = cuzk_engine_submit(e, &job, &ids[j], err, sizeof err);
-        if (rc == CUZK_EDEVICE && strstr(err, "no usable device left") &&
-            strstr(err, "cudaErrorIllegalAddress"))
+        if (lost_to_fault(rc, err))
             lost++, ids[j] = 0;
         else
             CHECK(rc == CUZK_OK, "fault: submit %d: %s", j, err);
@@ -428,8 +434,7 @@ static void run_device_fault(const cuzk_engine_backend *be, cuzk_groth16_params 
         int rc = cuzk_engine_await(e, ids[j], &res, err, sizeof err);
         if (rc == CUZK_OK)
             delivered++;
-        else if (rc == CUZK_EDEVICE && strstr(res.error, "no usable device left") &&
-                 strstr(res.error, "cudaErrorIllegalAddress"))
+        else if (lost_to_fault(rc, res.error))
             lost++;
         else
             CHECK(0, "fault: job %d: status %d: %s", j, rc, res.error);
