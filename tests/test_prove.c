@@ -41,6 +41,7 @@
 #include "cuzk/cs.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
+#include "cuzk/params.h"
 #include "cuzk/prove.h"
 #include "cuzk/setup.h"
 #include "cuzk/snarkjs.h"
@@ -674,6 +675,134 @@ static void check_library_setup(const cuzk_groth16_params *pk, const cuzk_cs *cs
     cuzk_groth16_params_free(&lib);
 }
 
+/* The coset form of the key (cuzk/groth16.h) made here from the toxic waste, with the coset's Lagrange
+ * values by their product formula l_j(tau) = prod_{k != j} (tau - x_k)/(x_j - x_k), x_k = 7 w^k. */
+static void setup_coset(cuzk_groth16_params *pk, const qap *q, const cuzk_cs *cs, const toxic *t)
+{
+    setup_bellperson(pk, q, cs, t);
+    size_t m = q->m;
+    cuzk_fr dinv, k, x, y, seven, gm;
+    cuzk_fr_inv(&dinv, &t->delta);
+    cuzk_fr_from_u64(&seven, 7);
+    uint64_t e = m;
+    cuzk_fr_pow(&gm, &seven, &e, 1);
+    cuzk_fr_sub(&k, &gm, &CUZK_FR_ONE);
+    cuzk_fr_inv(&k, &k);
+    cuzk_fr zk; /* Z(tau) k */
+    cuzk_fr_mul(&zk, &q->zt, &k);
+    cuzk_fr *xs = malloc(m * sizeof *xs);
+    xs[0] = seven;
+    for (size_t j = 1; j < m; j++)
+        cuzk_fr_mul(&xs[j], &xs[j - 1], &q->omega);
+    free(pk->h);
+    pk->n_h = m;
+    pk->h = malloc(m * sizeof *pk->h);
+    for (size_t j = 0; j < m; j++) {
+        cuzk_fr num = CUZK_FR_ONE, den = CUZK_FR_ONE;
+        for (size_t i = 0; i < m; i++) {
+            if (i == j)
+                continue;
+            cuzk_fr_sub(&x, &t->tau, &xs[i]);
+            cuzk_fr_mul(&num, &num, &x);
+            cuzk_fr_sub(&x, &xs[j], &xs[i]);
+            cuzk_fr_mul(&den, &den, &x);
+        }
+        cuzk_fr_inv(&den, &den);
+        cuzk_fr_mul(&x, &num, &den);
+        cuzk_fr_mul(&x, &x, &zk);
+        cuzk_fr_mul(&x, &x, &dinv);
+        fb_g1_mul_affine(&pk->h[j], FB1, &x);
+    }
+    free(xs);
+    free(pk->l);
+    pk->n_l = q->nv;
+    pk->l = malloc(q->nv * sizeof *pk->l);
+    for (size_t i = 0; i < cs->n_inputs; i++) { /* l of the inputs: -w Z k / delta */
+        cuzk_fr_mul(&x, &q->w[i], &zk);
+        cuzk_fr_mul(&x, &x, &dinv);
+        cuzk_fr_neg(&x, &x);
+        fb_g1_mul_affine(&pk->l[i], FB1, &x);
+    }
+    for (size_t j = 0; j < cs->n_aux; j++) { /* l of the aux: (beta u + alpha v + w (1 - Z k)) / delta */
+        size_t i = cs->n_inputs + j;
+        cuzk_fr_mul(&x, &t->beta, &q->u[i]);
+        cuzk_fr_mul(&y, &t->alpha, &q->v[i]);
+        cuzk_fr_add(&x, &x, &y);
+        cuzk_fr_sub(&y, &CUZK_FR_ONE, &zk);
+        cuzk_fr_mul(&y, &y, &q->w[i]);
+        cuzk_fr_add(&x, &x, &y);
+        cuzk_fr_mul(&x, &x, &dinv);
+        fb_g1_mul_affine(&pk->l[i], FB1, &x);
+    }
+    pk->h_coset = true;
+}
+
+/* The coset form: the library's setup makes the key built above from the same toxic waste, and proves
+ * with it the textbook proof (the same bytes as with bellperson's layout); a corrupted h or input l point,
+ * a bad witness without the check, the other form's h length and writing it as .params are refused. */
+static void check_coset_path(const cuzk_cs *cs, cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const qap *q,
+                             const toxic *t, const cuzk_groth16_proof *proof, const char *what)
+{
+    size_t ni = cs->n_inputs;
+    cuzk_groth16_params mine, lib;
+    setup_coset(&mine, q, cs, t);
+    cuzk_groth16_toxic tw = {t->tau, t->alpha, t->beta, t->gamma, t->delta};
+    cuzk_groth16_setup_opts so = {.h_coset = true};
+    char err[256] = "";
+    int rc = cuzk_groth16_setup_ex(&lib, cs, &tw, &so, POOLS[2], err, sizeof err);
+    if (rc == CUZK_OK) {
+        bool same = lib.h_coset && lib.n_h == mine.n_h && lib.n_l == mine.n_l && lib.n_a == mine.n_a &&
+                    lib.n_b == mine.n_b && same_bytes(lib.h, mine.h, mine.n_h * sizeof *mine.h) &&
+                    same_bytes(lib.l, mine.l, mine.n_l * sizeof *mine.l) &&
+                    same_bytes(lib.a, mine.a, mine.n_a * sizeof *mine.a) &&
+                    same_bytes(lib.vk.ic, mine.vk.ic, ni * sizeof *mine.vk.ic);
+        CHECK(same, "%s: coset form: cuzk_groth16_setup_ex made another key than the test's", what);
+        rc = cuzk_params_write("/nonexistent-dir/never.params", &lib, err, sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "coset form"), "%s: coset key written as .params: rc %d (%s)",
+              what, rc, err);
+    } else {
+        CHECK(rc == CUZK_EINVAL, "%s: coset setup: %s", what, err);
+    }
+    cuzk_groth16_params_free(&lib);
+
+    cuzk_groth16_proof other;
+    for (int p = 0; p < NPOOLS; p++) {
+        rc = cuzk_groth16_prove(&other, &mine, cs, z, r, s, POOLS[p], err, sizeof err);
+        CHECK(rc == CUZK_OK && proof_bytes_eq(&other, proof),
+              "%s: coset form, %d threads: rc %d, bytes %s (%s)", what, cuzk_pool_size(POOLS[p]), rc,
+              rc ? "-" : "differ", err);
+    }
+    CHECK(verify_with(&mine.vk, z + 1, ni - 1, &other) == CUZK_OK, "%s: coset form proof does not verify",
+          what);
+
+    /* each of the form's own points is used: corrupted, the proof fails the prover's verification */
+    cuzk_g1_affine *pts[2] = {&mine.h[test_rand64() % mine.n_h], &mine.l[0]};
+    for (int i = 0; i < 2; i++) {
+        cuzk_g1_affine keep_pt = *pts[i];
+        *pts[i] = mine.vk.alpha_g1;
+        rc = cuzk_groth16_prove(&other, &mine, cs, z, r, s, NULL, err, sizeof err);
+        /* an h point whose scalar A·B is 0 there changes nothing; l[0]'s scalar is z[0] = 1 */
+        CHECK(rc == CUZK_EVERIFY || (i == 0 && rc == CUZK_OK && proof_bytes_eq(&other, proof)),
+              "%s: coset form with a corrupted %s point: rc %d", what, i ? "input l" : "h", rc);
+        *pts[i] = keep_pt;
+    }
+    size_t v;
+    cuzk_fr keep;
+    int64_t row = corrupt(cs, z, 1, &v, &keep);
+    if (row >= 0) {
+        cuzk_prove_opts o = {.flags = CUZK_PROVE_NO_CHECK};
+        rc = cuzk_groth16_prove_ex(&other, &mine, cs, z, r, s, &o, NULL, err, sizeof err);
+        CHECK(rc == CUZK_EVERIFY, "%s: coset form, unchecked bad witness: rc %d (%s)", what, rc, err);
+        z[v] = keep;
+    }
+    mine.n_h--;
+    rc = cuzk_groth16_prove(&other, &mine, cs, z, r, s, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "coset form"), "%s: coset key with m - 1 h points: rc %d (%s)",
+          what, rc, err);
+    mine.n_h++;
+    cuzk_groth16_params_free(&mine);
+}
+
 /* The snarkjs convention on the same circuit, with a zkey made here from fresh toxic waste. */
 static void check_zkey_path(const cuzk_cs *cs, cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s,
                             const char *what)
@@ -927,6 +1056,7 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         z[0] = keep0;
     }
 
+    check_coset_path(&cs, z, &r, &s, &q, &t, &proof, what);
     cuzk_groth16_params_free(&pk);
     qap_free(&q);
     check_zkey_path(&cs, z, &r, &s, what);

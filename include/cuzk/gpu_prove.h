@@ -92,11 +92,13 @@ int cuzk_gpu_cs_load(cuzk_gpu_cs **out, const cuzk_cs *cs, const uint64_t *const
 void cuzk_gpu_cs_free(cuzk_gpu_cs *gcs);
 
 /* The lengths a prover's buffers are made for: a key's n_h, n_l, n_a, n_b, or the largest of several, the
- * witness length n_z device evaluation needs (0: made on the first such proof), and the bytes of each of
- * its two staging buffers for keys with streamed vectors (0: none). */
+ * witness length n_z device evaluation needs (0: made on the first such proof), the bytes of each of
+ * its two staging buffers for keys with streamed vectors (0: none), and the domain m
+ * (cuzk_groth16_domain_size; 0: n_h + 1, as in bellperson's layout). */
 typedef struct {
     size_t n_h, n_l, n_a, n_b, n_z;
     size_t stage_bytes;
+    size_t m;
 } cuzk_gpu_shape;
 
 /* Device bytes one prover for this key takes (device evaluation adds one witness vector, allocated on the

@@ -10,6 +10,7 @@
 #ifndef CUZK_GROTH16_H
 #define CUZK_GROTH16_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,13 +38,32 @@ typedef struct {
 
 /* Proving key in bellperson's layout (prover-internals.md §2.2): the vk plus
  * the query vectors. h has m - 1 points, l one per aux variable, a/b_g1/b_g2
- * only the density-selected variables. */
+ * only the density-selected variables.
+ *
+ * The coset form (h_coset; docs/design/021, made by cuzk_groth16_setup_ex, held
+ * in memory only: bellperson's files cannot store it) proves the same proofs
+ * with two transforms fewer. With g the coset shift (7), k = 1/(g^m - 1),
+ * Z = X^m - 1, l_j the Lagrange basis of the coset {g w^j} and w_i = C_i(tau):
+ *   h_j = [l_j(tau) Z(tau) k / delta]1                          j = 0 .. m - 1
+ *   l_i = [-w_i Z(tau) k / delta]1                              every input
+ *   l_i = [(beta u_i + alpha v_i + w_i (1 - Z(tau) k)) / delta]1  every aux
+ * so the H sum takes A(g w^j) B(g w^j) as its m scalars, and the C share of the
+ * quotient rides in l, which covers every variable (n_l = inputs + aux; the
+ * inputs' points may be the identity) and takes all of z as its scalars. */
 typedef struct {
     cuzk_groth16_vk vk;
     size_t n_h, n_l, n_a, n_b;
     cuzk_g1_affine *h, *l, *a, *b_g1; /* owned */
     cuzk_g2_affine *b_g2;             /* owned */
+    bool h_coset;                     /* the coset form above; false: bellperson's */
 } cuzk_groth16_params;
+
+/* The key's evaluation domain m: n_h + 1 (bellperson's layout) or n_h (the coset form). The L scalars
+ * are z's aux part, or all of z in the coset form. */
+static inline size_t cuzk_groth16_domain_size(const cuzk_groth16_params *pk)
+{
+    return pk->h_coset ? pk->n_h : pk->n_h + 1;
+}
 
 void cuzk_groth16_vk_free(cuzk_groth16_vk *vk);
 void cuzk_groth16_params_free(cuzk_groth16_params *pk);

@@ -18,6 +18,8 @@
  *   ic_i  = [(beta u_i + alpha v_i + w_i) / gamma]1   every input
  *   l_i   = [(beta u_i + alpha v_i + w_i) / delta]1   every aux variable
  *   h_i   = [tau^i (tau^m - 1) / delta]1               i = 0 .. m - 2
+ * (or, in the coset form of cuzk/groth16.h, h over the coset's Lagrange basis
+ * and l over every variable with the C share of the quotient folded in)
  *   a     = [u_i]1   every input, then the aux variables with A density
  *   b_g1  = [v_i]1, b_g2 = [v_i]2   inputs, then aux, with B density
  * Densities are the prover's (cuzk_cs_density, prover-internals.md §1.2): a
@@ -75,6 +77,17 @@ typedef struct cuzk_setup_accel {
 /* cuzk_groth16_setup with the fixed-base multiplications on accel (NULL: the CPU). */
 int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
                              const cuzk_setup_accel *accel, cuzk_pool *pool, char *err, size_t errlen);
+
+/* Options of cuzk_groth16_setup_ex; a zeroed struct (or NULL) is cuzk_groth16_setup. */
+typedef struct {
+    const cuzk_setup_accel *accel; /* where the fixed-base multiplications run (NULL: the CPU) */
+    bool h_coset;                  /* the coset form of the key (cuzk/groth16.h, docs/design/021): same
+                                      proofs, two transforms fewer a proof; memory only */
+} cuzk_groth16_setup_opts;
+
+/* cuzk_groth16_setup with options. The coset form also refuses tau on the coset (tau^m = 7^m). */
+int cuzk_groth16_setup_ex(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
+                          const cuzk_groth16_setup_opts *opts, cuzk_pool *pool, char *err, size_t errlen);
 
 /* Fills *tw with fresh non-zero toxic waste from getrandom(), tau outside the domain of size m
  * (a power of two); CUZK_EIO if the system has no randomness to give. */

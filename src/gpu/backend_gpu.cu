@@ -242,7 +242,7 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     pthread_mutex_unlock(&g_ctx.lock);
     const cuzk_gpu_shape *cur = &g_ctx.shape[e->dev];
     size_t nz = dev_eval ? p->n_z : 0;
-    cuzk_gpu_shape mine = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, nz, 0};
+    cuzk_gpu_shape mine = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, nz, 0, cuzk_groth16_domain_size(pk)};
     *shape = cuzk_gpu_shape_max(*cur, mine);
     /* staging buffers: key_fit counts two a worker for the vectors this key streams, in full (the
      * provers' own may already be as large: conservative); the caller adds them to the shape */

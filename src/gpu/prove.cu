@@ -52,6 +52,8 @@ extern "C" {
 
 struct cuzk_gpu_pk {
     size_t n_h, n_l, n_a, n_b;
+    size_t m;     /* the domain (cuzk_groth16_domain_size); 0: n_h + 1 (zkeys) */
+    bool h_coset; /* the coset form (cuzk/groth16.h): H's scalars are A·B on the coset, m of them */
     cuzk_g1_affine *h, *l, *a, *b1; /* device, or (host[i]) the host key's pinned vectors */
     cuzk_g2_affine *b2;
     bool streamed;      /* some vector is read from host memory (host[]) */
@@ -200,6 +202,7 @@ static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned re
     if (!g)
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
+    g->m = cuzk_groth16_domain_size(pk), g->h_coset = pk->h_coset;
     g->streamed = streamed;
     if (streamed)
         g->stage_bytes = stage_bytes ? stage_bytes : cuzk_gpu_stage_bytes(pk, resident);
@@ -262,22 +265,33 @@ static size_t prover_g1_n(size_t n_h, size_t n_l, size_t n_a, size_t n_b)
     return max2(1, max2(max2(n_h, n_l), max2(n_a, n_b)));
 }
 
+/* The domain a shape's buffers hold: m, or n_h + 1 where m is not given (bellperson's layout). */
+static size_t shape_m(const cuzk_gpu_shape *s)
+{
+    return s->m ? s->m : s->n_h + 1;
+}
+
 extern "C" cuzk_gpu_shape cuzk_gpu_shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y)
 {
-    return (cuzk_gpu_shape){max2(x.n_h, y.n_h), max2(x.n_l, y.n_l), max2(x.n_a, y.n_a),
-                            max2(x.n_b, y.n_b), max2(x.n_z, y.n_z), max2(x.stage_bytes, y.stage_bytes)};
+    return (cuzk_gpu_shape){max2(x.n_h, y.n_h),
+                            max2(x.n_l, y.n_l),
+                            max2(x.n_a, y.n_a),
+                            max2(x.n_b, y.n_b),
+                            max2(x.n_z, y.n_z),
+                            max2(x.stage_bytes, y.stage_bytes),
+                            max2(shape_m(&x), shape_m(&y))};
 }
 
 /* Every length of x at most y's. */
 static bool shape_within(const cuzk_gpu_shape *x, const cuzk_gpu_shape *y)
 {
-    return x->n_h <= y->n_h && x->n_l <= y->n_l && x->n_a <= y->n_a && x->n_b <= y->n_b && x->n_z <= y->n_z &&
-           x->stage_bytes <= y->stage_bytes;
+    return shape_m(x) <= shape_m(y) && x->n_h <= y->n_h && x->n_l <= y->n_l && x->n_a <= y->n_a &&
+           x->n_b <= y->n_b && x->n_z <= y->n_z && x->stage_bytes <= y->stage_bytes;
 }
 
 extern "C" size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *s)
 {
-    size_t m = s->n_h + 1, n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
+    size_t m = shape_m(s), n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
     size_t n_g1 = prover_g1_n(s->n_h, s->n_l, s->n_a, s->n_b);
     size_t lent = cuzk_gpu_msm_lendable_bytes(CUZK_GPU_G1, n_g1);
     return (3 * m + n_sc + max2(1, s->n_b) + s->n_z) * sizeof(cuzk_fr) + 2 * s->stage_bytes +
@@ -287,7 +301,7 @@ extern "C" size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *s)
 
 extern "C" size_t cuzk_gpu_prover_bytes(const cuzk_groth16_params *pk)
 {
-    cuzk_gpu_shape s = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, 0, 0};
+    cuzk_gpu_shape s = {pk->n_h, pk->n_l, pk->n_a, pk->n_b, 0, 0, cuzk_groth16_domain_size(pk)};
     return cuzk_gpu_prover_bytes_shape(&s);
 }
 
@@ -339,7 +353,7 @@ extern "C" void cuzk_gpu_prover_free(cuzk_gpu_prover *p)
 static int prover_alloc(cuzk_gpu_prover *p, char *err, size_t errlen)
 {
     const cuzk_gpu_shape *s = &p->cap;
-    size_t m = s->n_h + 1, n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
+    size_t m = shape_m(s), n_sc = max2(1, max2(s->n_l, max2(s->n_a, s->n_b)));
     CU(cudaMalloc((void **)&p->a, m * sizeof(cuzk_fr)), "cudaMalloc of a");
     /* b and c in one allocation: idle while the MSMs run, it holds the G1 workspace's tree lists then */
     CU(cudaMalloc((void **)&p->b, 2 * m * sizeof(cuzk_fr)), "cudaMalloc of b and c");
@@ -382,7 +396,8 @@ extern "C" int cuzk_gpu_prover_bind(cuzk_gpu_prover **pp, const cuzk_gpu_pk *gpk
             return cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu prove: out of host memory");
         p->overlap = CUZK_GPU_OVERLAP_EVAL;
     }
-    cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0, gpk->streamed ? gpk->stage_bytes : 0};
+    cuzk_gpu_shape need = {gpk->n_h, gpk->n_l, gpk->n_a, gpk->n_b, 0, gpk->streamed ? gpk->stage_bytes : 0,
+                           gpk->m};
     bool fits = p->a && shape_within(&need, &p->cap) && (!room || shape_within(room, &p->cap));
     if (!fits) { /* made again, for every shape it has held or been told to expect */
         cuzk_gpu_shape cap = cuzk_gpu_shape_max(need, room ? *room : need);
@@ -394,14 +409,14 @@ extern "C" int cuzk_gpu_prover_bind(cuzk_gpu_prover **pp, const cuzk_gpu_pk *gpk
         int rc = prover_alloc(p, err, errlen);
         if (rc) {
             prover_release(p);
-            p->cap = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0};
+            p->cap = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0, 0};
             if (fresh)
                 free(p);
             return rc;
         }
     }
     p->gpk = gpk;
-    p->m = gpk->n_h + 1;
+    p->m = gpk->m ? gpk->m : gpk->n_h + 1;
     p->n_sc = max2(1, max2(gpk->n_l, max2(gpk->n_a, gpk->n_b)));
     *pp = p;
     return CUZK_OK;
@@ -771,7 +786,7 @@ static int put_packed(cuzk_gpu_prover *p, const cuzk_zpack *zp, bool *done, char
 {
     size_t used = cuzk_zpack_used(zp);
     *done = false;
-    if (!p->a || used > (p->cap.n_h + 1) * sizeof(cuzk_fr))
+    if (!p->a || used > shape_m(&p->cap) * sizeof(cuzk_fr))
         return CUZK_OK;
     const uint8_t *base = (const uint8_t *)zp->ones, *d = (const uint8_t *)p->a;
     CU(cudaMemcpyAsync(p->a, base, used, cudaMemcpyHostToDevice, p->st2), "upload of the packed z");
@@ -874,7 +889,8 @@ static int gpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     const cuzk_gpu_cs *gcs = hc->gcs;
     const cuzk_gpu_pk *g = p->gpk;
     const cuzk_groth16_params *pk = in->pk;
-    if (pk->n_h != g->n_h || pk->n_l != g->n_l || pk->n_a != g->n_a || pk->n_b != g->n_b || in->m != p->m)
+    if (pk->n_h != g->n_h || pk->n_l != g->n_l || pk->n_a != g->n_a || pk->n_b != g->n_b || in->m != p->m ||
+        pk->h_coset != g->h_coset)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "gpu prove: the device key (h %zu, l %zu, a %zu, b %zu) is not this key's shape (h %zu, "
                          "l %zu, a %zu, b %zu)",
@@ -967,11 +983,26 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
     cuzk_fr n_fr, kappa;
     cuzk_fr_from_u64(&n_fr, d.n);
     cuzk_fr_mul(&kappa, &d.z_inv, &d.n_inv);
-    cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL, NULL};
-    rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
-    if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
-        cuzk_gpu_ntt_extra ex_h = {NULL, p->a, &n_fr, p->c, p->a};
-        rc = cuzk_gpu_ntt_ex(p->b, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err, errlen);
+    if (g->h_coset) {
+        /* A key in the coset form (cuzk/groth16.h, docs/design/021) takes A·B on the coset as its m H
+         * scalars: four transforms and one product pass, no s and no last inverse transform. */
+        if (!(rc = to_coset(p->a, &d, st, err, errlen)) && !(rc = to_coset(p->b, &d, st, err, errlen))) {
+            unsigned blocks = (unsigned)((m + PROVE_THREADS - 1) / PROVE_THREADS);
+            k_product<<<blocks, PROVE_THREADS, 0, st>>>((const fr_t *)p->a, (const fr_t *)p->b, (fr_t *)p->a,
+                                                        m);
+            cudaError_t e = cudaGetLastError();
+            if (e != cudaSuccess)
+                rc = cuda_fail(err, errlen, "k_product launch", e);
+        }
+    } else {
+        cuzk_gpu_ntt_extra ex_s = {p->a, p->b, &n_fr, NULL, NULL};
+        rc = cuzk_gpu_ntt_ex(p->c, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NR, false, &d, &ex_s, st, err, errlen);
+        if (!rc && !(rc = to_coset(p->a, &d, st, err, errlen)) &&
+            !(rc = to_coset(p->b, &d, st, err, errlen))) {
+            cuzk_gpu_ntt_extra ex_h = {NULL, p->a, &n_fr, p->c, p->a};
+            rc = cuzk_gpu_ntt_ex(p->b, in->lg, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, &d, &ex_h, st, err,
+                                 errlen);
+        }
     }
     cuzk_ntt_domain_release(&d);
     if (rc)
@@ -980,21 +1011,23 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
 
     /* H (scalars already on the device), then L, A, B1 (B2 is on the side stream); with device
      * evaluation the L scalars are z's aux part and the A scalars are gathered on the device */
-    msm_arg mh = {g->h, p->a, m - 1, false, &o->h};
-    msm_arg ml = {g->l, gcs ? p->z + in->ni : p->sc, g->n_l, false, &o->l};
+    msm_arg mh = {g->h, p->a, g->n_h, false, &o->h};
+    /* the L scalars: z's aux part, or all of z for a key in the coset form (cuzk/groth16.h) */
+    msm_arg ml = {g->l, gcs ? p->z + (g->h_coset ? 0 : in->ni) : p->sc, g->n_l, false, &o->l};
     msm_arg ma = {g->a, p->sc, g->n_a, false, &o->a};
     msm_arg mb1 = {g->b1, p->sb, g->n_b, false, &o->b1};
     if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)))
         return rc;
     side_point(side, CUZK_GPU_OVERLAP_AFTER_H);
-    if ((rc = gcs ? CUZK_OK : put_scalars(p, in->aux, in->n_aux, err, errlen)) ||
+    if ((rc = gcs ? CUZK_OK : put_scalars(p, g->h_coset ? in->z_in : in->aux, g->n_l, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
         (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen)
                   : put_scalars(p, in->sa, g->n_a, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_A, run_msm, &ma, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_B1, run_msm, &mb1, err, errlen)))
         return rc;
-    cuzk_g1_mul_fr(&o->h, &o->h, &kappa); /* the MSM summed h / κ (above); on the host, beside B2 */
+    if (!g->h_coset)
+        cuzk_g1_mul_fr(&o->h, &o->h, &kappa); /* the MSM summed h / κ (above); on the host, beside B2 */
     return CUZK_OK;
 }
 

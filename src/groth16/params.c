@@ -722,8 +722,18 @@ static int write_file(const char *path, const char *kind, const cuzk_groth16_vk 
     return rc;
 }
 
+/* bellperson's layout has no place for the coset form's m h points and its l over every variable */
+static int coset_refused(char *err, size_t errlen)
+{
+    return cuzk_fail(err, errlen, CUZK_EINVAL,
+                     "params: a key in the coset form has no .params layout (its h and l are other points "
+                     "than bellperson's); write the key made without it");
+}
+
 int cuzk_params_write(const char *path, const cuzk_groth16_params *params, char *err, size_t errlen)
 {
+    if (params && params->h_coset)
+        return coset_refused(err, errlen);
     return write_file(path, "params", &params->vk, params, err, errlen);
 }
 
@@ -734,6 +744,8 @@ int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t
 
 int cuzk_params_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen)
 {
+    if (params && params->h_coset)
+        return coset_refused(err, errlen);
     return write_to(out, "params", &params->vk, params, err, errlen);
 }
 

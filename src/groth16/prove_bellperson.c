@@ -18,7 +18,9 @@
  *      then a = (a·b − c)·(7^m − 1)^-1 and an inverse coset NTT gives the
  *      quotient's coefficients, of which the first m − 1 are the H scalars.
  *      The transforms are the same linear maps bellperson applies, so the
- *      coefficients are identical.
+ *      coefficients are identical. A key in the coset form (cuzk/groth16.h)
+ *      takes a·b on the coset as its m H scalars instead: c is not
+ *      transformed, and the quotient's C part comes from l (over all of z).
  *   4. MSMs: H over all m − 1 points, L over all aux, A over inputs ‖
  *      density-selected aux, B (G1 and G2, one split plan) over selected
  *      inputs ‖ selected aux; L, A and B use the split MSM unless disabled.
@@ -47,15 +49,16 @@ static bool bit(const uint64_t *bits, size_t i)
 static int check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, size_t pop_a,
                        size_t pop_bi, size_t pop_ba, char *err, size_t errlen)
 {
-    if (pk->n_h != m - 1)
+    if (pk->n_h != (pk->h_coset ? m : m - 1))
         return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "prove: the key has %zu h points, the circuit needs m - 1 = %zu (m = %zu for %zu "
+                         "prove: the key has %zu h points, the circuit needs %s = %zu (m = %zu for %zu "
                          "constraints + %zu inputs)",
-                         pk->n_h, m - 1, m, cs->n_constraints, cs->n_inputs);
-    if (pk->n_l != cs->n_aux)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "prove: the key has %zu l points, the circuit has %zu aux variables", pk->n_l,
-                         cs->n_aux);
+                         pk->n_h, pk->h_coset ? "m (coset form)" : "m - 1", pk->h_coset ? m : m - 1, m,
+                         cs->n_constraints, cs->n_inputs);
+    if (pk->n_l != (pk->h_coset ? cs->n_inputs + cs->n_aux : cs->n_aux))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key has %zu l points, the circuit has %zu %s",
+                         pk->n_l, pk->h_coset ? cs->n_inputs + cs->n_aux : cs->n_aux,
+                         pk->h_coset ? "variables (coset form: inputs and aux)" : "aux variables");
     if (pk->n_a != cs->n_inputs + pop_a)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "prove: the key has %zu a points, the circuit needs %zu inputs + %zu aux in A = %zu",
@@ -154,20 +157,24 @@ static int cpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
     if (rc)
         return rc;
     if (!(rc = prove_to_coset(&d, in->a, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, in->b, pool, err, errlen)) &&
-        !(rc = prove_to_coset(&d, in->c, pool, err, errlen))) {
-        prove_vec_quotient(in->a, in->b, in->c, &d.z_inv, m, pool);
-        rc = cuzk_ntt(&d, in->a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, pool, err, errlen);
+        !(rc = prove_to_coset(&d, in->b, pool, err, errlen))) {
+        if (pk->h_coset) { /* the H sum takes A·B on the coset as it is (cuzk/groth16.h) */
+            prove_vec_mul(in->a, in->b, m, pool);
+        } else if (!(rc = prove_to_coset(&d, in->c, pool, err, errlen))) {
+            prove_vec_quotient(in->a, in->b, in->c, &d.z_inv, m, pool);
+            rc = cuzk_ntt(&d, in->a, CUZK_NTT_INVERSE, CUZK_NTT_NN, true, pool, err, errlen);
+        }
     }
     cuzk_ntt_domain_release(&d);
     if (rc)
         return rc;
 
     prove_split_plan pl = {0}, pa = {0}, pb = {0};
+    const cuzk_fr *ls = pk->h_coset ? in->z_in : in->aux; /* the L scalars (cuzk/groth16.h) */
     cuzk_g1_set_identity(&o->h);
-    if ((m > 1 && (rc = cuzk_g1_msm(&o->h, pk->h, in->a, m - 1, pool))) ||
-        (rc = prove_split_plan_build(&pl, in->aux, in->n_aux, in->split, pool)) ||
-        (rc = prove_split_msm_g1(&o->l, &pl, pk->l, in->aux, pool)) ||
+    if ((pk->n_h && (rc = cuzk_g1_msm(&o->h, pk->h, in->a, pk->n_h, pool))) ||
+        (rc = prove_split_plan_build(&pl, ls, pk->n_l, in->split, pool)) ||
+        (rc = prove_split_msm_g1(&o->l, &pl, pk->l, ls, pool)) ||
         (rc = prove_split_plan_build(&pa, in->sa, pk->n_a, in->split, pool)) ||
         (rc = prove_split_msm_g1(&o->a, &pa, pk->a, in->sa, pool)) ||
         (rc = prove_split_plan_build(&pb, in->sb, pk->n_b, in->split, pool)) ||

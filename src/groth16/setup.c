@@ -588,7 +588,9 @@ int cuzk_groth16_toxic_random(cuzk_groth16_toxic *tw, size_t m, char *err, size_
 typedef struct {
     cuzk_fr *hs;
     size_t n;
-    cuzk_fr tau, scale; /* scale = (tau^m - 1) / delta */
+    cuzk_fr tau, scale; /* scale = (tau^m - 1) / delta; coset form: see h_coset_task */
+    cuzk_fr g, omega;   /* coset form: the shift and the m-th root of unity */
+    cuzk_fr *scratch;   /* coset form: SETUP_H_BLOCK per worker */
 } h_ctx;
 
 static void h_task(void *arg, size_t task, int worker)
@@ -605,11 +607,40 @@ static void h_task(void *arg, size_t task, int worker)
     }
 }
 
+/* The coset form's h: h_j = x_j / (tau - x_j) · scale for the coset points x_j = g w^j, where
+ * scale = (tau^m - g^m)/(m g^m) · Z(tau) k / delta, since l_j(tau) = (tau^m - g^m)/(m g^m) · x_j/(tau - x_j)
+ * (the coset's vanishing polynomial is X^m - g^m; its derivative at x_j is m g^m / x_j). One batch
+ * inversion a block. */
+static void h_coset_task(void *arg, size_t task, int worker)
+{
+    h_ctx *x = arg;
+    size_t lo = task * SETUP_H_BLOCK, hi = lo + SETUP_H_BLOCK < x->n ? lo + SETUP_H_BLOCK : x->n;
+    cuzk_fr *xs = x->scratch + (size_t)worker * 2 * SETUP_H_BLOCK, *scr = xs + SETUP_H_BLOCK;
+    cuzk_fr *den = x->hs + lo;
+    cuzk_fr xj;
+    uint64_t e = lo;
+    cuzk_fr_pow(&xj, &x->omega, &e, 1);
+    cuzk_fr_mul(&xj, &xj, &x->g);
+    for (size_t j = 0; j < hi - lo; j++) {
+        xs[j] = xj;
+        cuzk_fr_sub(&den[j], &x->tau, &xj);
+        cuzk_fr_mul(&xj, &xj, &x->omega);
+    }
+    cuzk_fr_batch_inv(den, den, hi - lo, scr);
+    for (size_t j = 0; j < hi - lo; j++) {
+        cuzk_fr_mul(&den[j], &den[j], &xs[j]);
+        cuzk_fr_mul(&den[j], &den[j], &x->scale);
+    }
+}
+
 typedef struct {
     cuzk_fr *u, *v, *w;
     size_t nin, nv;
     const uint64_t *a_aux, *b_in, *b_aux;
     cuzk_fr alpha, beta, gamma_inv, delta_inv;
+    bool coset;   /* the coset form: fold the C share of the quotient into l, and into hic for the inputs */
+    cuzk_fr fold; /* -Z(tau) k, k = 1/(g^m - 1) */
+    cuzk_fr *hic; /* the coset form's l scalars of the inputs (nin) */
     _Atomic uint64_t first_bad; /* the lowest variable that fails (query_fails), UINT64_MAX: none */
 } query_ctx;
 
@@ -630,6 +661,13 @@ static bool query_fails(query_ctx *x, size_t i)
     if ((in_a_query(x, i) && cuzk_fr_is_zero(&x->u[i])) || (in_b_query(x, i) && cuzk_fr_is_zero(&x->v[i])))
         return true;
     cuzk_fr t;
+    if (x->coset) { /* w_i Z(tau) k leaves the H sum: -(it)/delta to the inputs' l, into l for the aux */
+        cuzk_fr_mul(&t, &x->w[i], &x->fold);
+        if (i < x->nin)
+            cuzk_fr_mul(&x->hic[i], &t, &x->delta_inv);
+        else
+            cuzk_fr_add(&x->w[i], &x->w[i], &t);
+    }
     cuzk_fr_mul(&t, &x->beta, &x->u[i]);
     cuzk_fr_add(&x->w[i], &x->w[i], &t);
     cuzk_fr_mul(&t, &x->alpha, &x->v[i]);
@@ -655,14 +693,28 @@ static void query_task(void *arg, size_t task, int worker)
 }
 
 /* The query scalars from u, v, w (overwritten), in parallel blocks of variables: w becomes the ic and l
- * scalars, then u and v are compacted to the A and B queries (in place, in order: one pass). Fails, naming
- * the lowest such variable, when a point that must be stored would be the identity. */
+ * scalars (fold given: the coset form's l, its inputs' part into hic), then u and v are compacted to the
+ * A and B queries (in place, in order: one pass). Fails, naming the lowest such variable, when a point
+ * that must be stored would be the identity. */
 static int query_scalars(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
-                         const uint64_t *a_aux, const uint64_t *b_in, const uint64_t *b_aux, size_t *n_a,
-                         size_t *n_b, cuzk_pool *pool, char *err, size_t errlen)
+                         const uint64_t *a_aux, const uint64_t *b_in, const uint64_t *b_aux,
+                         const cuzk_fr *fold, cuzk_fr *hic, size_t *n_a, size_t *n_b, cuzk_pool *pool,
+                         char *err, size_t errlen)
 {
-    query_ctx x = {.u = u, .v = v, .w = w, .nin = cs->n_inputs, .nv = cs->n_inputs + cs->n_aux,
-                   .a_aux = a_aux, .b_in = b_in, .b_aux = b_aux, .alpha = tw->alpha, .beta = tw->beta};
+    query_ctx x = {.u = u,
+                   .v = v,
+                   .w = w,
+                   .nin = cs->n_inputs,
+                   .nv = cs->n_inputs + cs->n_aux,
+                   .a_aux = a_aux,
+                   .b_in = b_in,
+                   .b_aux = b_aux,
+                   .alpha = tw->alpha,
+                   .beta = tw->beta,
+                   .coset = fold != NULL,
+                   .hic = hic};
+    if (fold)
+        x.fold = *fold;
     cuzk_fr_inv(&x.gamma_inv, &tw->gamma);
     cuzk_fr_inv(&x.delta_inv, &tw->delta);
     atomic_init(&x.first_bad, UINT64_MAX);
@@ -743,14 +795,74 @@ int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_g
 int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
                              const cuzk_setup_accel *accel, cuzk_pool *pool, char *err, size_t errlen)
 {
+    cuzk_groth16_setup_opts o = {.accel = accel};
+    return cuzk_groth16_setup_ex(out, cs, tw, &o, pool, err, errlen);
+}
+
+/* The H scalars: tau^i Z(tau)/delta (i < m - 1), or in the coset form l_j(tau) Z(tau) k/delta (j < m) and
+ * *fold = -Z(tau) k for the query scalars. */
+static int h_scalars(cuzk_fr *hs, cuzk_fr *fold, const cuzk_groth16_toxic *tw, unsigned lg, bool coset,
+                     cuzk_pool *pool, char *err, size_t errlen)
+{
+    size_t m = (size_t)1 << lg;
+    h_ctx hx = {.hs = hs, .n = coset ? m : m - 1, .tau = tw->tau};
+    cuzk_fr zt, delta_inv;
+    uint64_t e = m;
+    cuzk_fr_pow(&zt, &tw->tau, &e, 1);
+    cuzk_fr_sub(&hx.scale, &zt, &CUZK_FR_ONE); /* Z(tau) */
+    cuzk_fr_inv(&delta_inv, &tw->delta);
+    cuzk_fr_mul(&hx.scale, &hx.scale, &delta_inv);
+    if (!coset) {
+        cuzk_pool_run(pool, (hx.n + SETUP_H_BLOCK - 1) / SETUP_H_BLOCK, h_task, &hx);
+        return CUZK_OK;
+    }
+    cuzk_ntt_domain d;
+    int rc = cuzk_ntt_domain_init(&d, lg, CUZK_NTT_BELLPERSON, err, errlen);
+    if (rc)
+        return rc;
+    cuzk_fr gm, t;
+    cuzk_fr_pow(&gm, &d.g, &e, 1);
+    cuzk_fr_sub(&t, &zt, &gm); /* tau^m - g^m */
+    if (cuzk_fr_is_zero(&t)) {
+        cuzk_ntt_domain_release(&d);
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: tau lies on the coset (tau^%zu = 7^%zu)", m, m);
+    }
+    cuzk_fr_mul(&hx.scale, &hx.scale, &d.z_inv); /* Z(tau) k / delta */
+    cuzk_fr_mul(fold, &hx.scale, &tw->delta);
+    cuzk_fr_neg(fold, fold); /* -Z(tau) k */
+    cuzk_fr mg;
+    cuzk_fr_from_u64(&mg, m);
+    cuzk_fr_mul(&mg, &mg, &gm);
+    cuzk_fr_inv(&mg, &mg);
+    cuzk_fr_mul(&t, &t, &mg); /* (tau^m - g^m)/(m g^m) */
+    cuzk_fr_mul(&hx.scale, &hx.scale, &t);
+    hx.g = d.g, hx.omega = d.omega;
+    cuzk_ntt_domain_release(&d);
+    bool fail = false;
+    hx.scratch = alloc_n((size_t)cuzk_pool_size(pool) * 2 * SETUP_H_BLOCK, sizeof *hx.scratch, &fail);
+    if (fail)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "setup: out of memory for the coset's inversions");
+    cuzk_pool_run(pool, (hx.n + SETUP_H_BLOCK - 1) / SETUP_H_BLOCK, h_coset_task, &hx);
+    free(hx.scratch);
+    return CUZK_OK;
+}
+
+int cuzk_groth16_setup_ex(cuzk_groth16_params *out, const cuzk_cs *cs, const cuzk_groth16_toxic *tw,
+                          const cuzk_groth16_setup_opts *opts, cuzk_pool *pool, char *err, size_t errlen)
+{
     if (!out)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: no output");
     memset(out, 0, sizeof *out);
+    static const cuzk_groth16_setup_opts none = {0};
+    if (!opts)
+        opts = &none;
+    const cuzk_setup_accel *accel = opts->accel;
+    bool coset = opts->h_coset;
     unsigned lg = 0;
     int rc;
     if ((rc = check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
         return rc;
-    size_t m = (size_t)1 << lg, nin = cs->n_inputs, naux = cs->n_aux, nv = nin + naux;
+    size_t m = (size_t)1 << lg, nin = cs->n_inputs, naux = cs->n_aux, nv = nin + naux, nh = coset ? m : m - 1;
 
     cuzk_groth16_toxic fresh;
     if (!tw) {
@@ -763,7 +875,8 @@ int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const 
 
     bool fail = false;
     cuzk_fr *u = alloc_n(nv, sizeof *u, &fail), *v = alloc_n(nv, sizeof *v, &fail);
-    cuzk_fr *w = alloc_n(nv, sizeof *w, &fail), *hs = alloc_n(m - 1, sizeof *hs, &fail);
+    cuzk_fr *w = alloc_n(nv, sizeof *w, &fail), *hs = alloc_n(nh, sizeof *hs, &fail);
+    cuzk_fr *hic = coset ? alloc_n(nin, sizeof *hic, &fail) : NULL;
     uint64_t *a_aux = alloc_n(naux / 64 + 1, sizeof *a_aux, &fail);
     uint64_t *b_aux = alloc_n(naux / 64 + 1, sizeof *b_aux, &fail);
     uint64_t *b_in = alloc_n(nin / 64 + 1, sizeof *b_in, &fail);
@@ -771,33 +884,28 @@ int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const 
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "setup: out of memory for %zu variables", nv);
         goto out;
     }
-    if ((rc = qap_eval(u, v, w, cs, &tw->tau, lg, pool, err, errlen)))
+    cuzk_fr fold;
+    if ((rc = h_scalars(hs, &fold, tw, lg, coset, pool, err, errlen)) ||
+        (rc = qap_eval(u, v, w, cs, &tw->tau, lg, pool, err, errlen)))
         goto out;
     if (cuzk_cs_density_pool(cs, a_aux, b_in, b_aux, pool)) {
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "setup: out of memory for the density scan");
         goto out;
     }
     size_t n_a = 0, n_b = 0;
-    if ((rc = query_scalars(u, v, w, cs, tw, a_aux, b_in, b_aux, &n_a, &n_b, pool, err, errlen)))
+    if ((rc = query_scalars(u, v, w, cs, tw, a_aux, b_in, b_aux, coset ? &fold : NULL, hic, &n_a, &n_b, pool,
+                            err, errlen)))
         goto out;
 
-    h_ctx hx = {.hs = hs, .n = m - 1, .tau = tw->tau};
-    uint64_t e = m;
-    cuzk_fr_pow(&hx.scale, &tw->tau, &e, 1);
-    cuzk_fr_sub(&hx.scale, &hx.scale, &CUZK_FR_ONE);
-    cuzk_fr delta_inv;
-    cuzk_fr_inv(&delta_inv, &tw->delta);
-    cuzk_fr_mul(&hx.scale, &hx.scale, &delta_inv);
-    cuzk_pool_run(pool, (hx.n + SETUP_H_BLOCK - 1) / SETUP_H_BLOCK, h_task, &hx);
-
     out->vk.n_ic = nin;
-    out->n_h = m - 1;
-    out->n_l = naux;
+    out->n_h = nh;
+    out->n_l = coset ? nv : naux;
     out->n_a = n_a;
     out->n_b = n_b;
+    out->h_coset = coset;
     out->vk.ic = alloc_n(nin, sizeof *out->vk.ic, &fail);
-    out->h = alloc_n(m - 1, sizeof *out->h, &fail);
-    out->l = alloc_n(naux, sizeof *out->l, &fail);
+    out->h = alloc_n(nh, sizeof *out->h, &fail);
+    out->l = alloc_n(out->n_l, sizeof *out->l, &fail);
     out->a = alloc_n(n_a, sizeof *out->a, &fail);
     out->b_g1 = alloc_n(n_b, sizeof *out->b_g1, &fail);
     out->b_g2 = alloc_n(n_b, sizeof *out->b_g2, &fail);
@@ -806,9 +914,10 @@ int cuzk_groth16_setup_accel(cuzk_groth16_params *out, const cuzk_cs *cs, const 
         goto out;
     }
     vk_points(&out->vk, tw);
+    cuzk_g1_affine *l_aux = out->l ? out->l + (out->n_l - naux) : NULL;
     const fb_seg g1seg[] = {
-        {w, out->vk.ic, nin}, {w + nin, out->l, naux}, {u, out->a, n_a},
-        {v, out->b_g1, n_b},  {hs, out->h, m - 1},
+        {w, out->vk.ic, nin}, {w + nin, l_aux, naux}, {u, out->a, n_a},
+        {v, out->b_g1, n_b},  {hs, out->h, nh},       {hic, out->l, coset ? nin : 0},
     };
     const fb_seg g2seg[] = {{v, out->b_g2, n_b}};
     rc = fixed_base_all(g1seg, sizeof g1seg / sizeof g1seg[0], g2seg, 1, accel, pool, err, errlen);
@@ -817,6 +926,7 @@ out:
     free(v);
     free(w);
     free(hs);
+    free(hic);
     free(a_aux);
     free(b_aux);
     free(b_in);

@@ -123,6 +123,16 @@ for t in 1 3; do
     cmp -s "$TMP/w1.bin" "$TMP/e$t.bin" && pass "--eval-threads $t: the same proofs" ||
         fail "--eval-threads $t gives other proofs"
 done
+# the key's coset form (docs/design/021): other key points, the same proofs
+for e in host device; do
+    run "$BENCH" "${POREP[@]}" --seed 5 --eval "$e" --key-form coset --proofs-out "$TMP/coset-$e.bin"
+    expect 0 "--key-form coset --eval $e: exit 0"
+    expect_out "^  workload +porep-shaped .*key in the coset form" "--key-form coset: named in the summary"
+    cmp -s "$TMP/w1.bin" "$TMP/coset-$e.bin" && pass "--key-form coset (--eval $e): the same proofs" ||
+        fail "--key-form coset (--eval $e) gives other proofs than bellperson's form"
+done
+run "$BENCH" single "${TINY[@]}" --key-form snarkjs
+expect_usage "--key-form snarkjs (not a form of this key)"
 run "$BENCH" "${POREP[@]}" --seed 6 --proofs-out "$TMP/seed6.bin"
 expect 0 "--seed 6: exit 0"
 [ -s "$TMP/seed6.bin" ] && ! cmp -s "$TMP/w1.bin" "$TMP/seed6.bin" && pass "another seed: other proofs" ||

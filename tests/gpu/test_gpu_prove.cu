@@ -30,6 +30,8 @@
  *                                 h, l, b_g1 resident and a, b_g2 streamed
  *   test_gpu_prove bench-porep LG quick   only the default place of B2 (and the
  *                                 cuts), then streamed wholly and in part
+ *   test_gpu_prove bench-porep LG forms   the key in bellperson's form, then in the
+ *                                 coset form (docs/design/021), median of 5 each
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -66,6 +68,9 @@ typedef struct {
     cuzk_gpu_prover *pr;
 } circuit;
 
+/* The form of the keys circuit_load makes: bellperson's, or the coset form (cuzk/groth16.h). */
+static bool g_h_coset;
+
 /* Key, resident key, resident circuit and prover for c->cs (c->z set); setup on the GPU when gpu_setup. */
 static bool circuit_load(circuit *c, bool gpu_setup)
 {
@@ -75,9 +80,9 @@ static bool circuit_load(circuit *c, bool gpu_setup)
     while (m < n)
         m *= 2;
     int rc = cuzk_groth16_toxic_random(&tw, m, err, sizeof err);
+    cuzk_groth16_setup_opts so = {gpu_setup ? cuzk_gpu_setup_accel() : NULL, g_h_coset};
     if (rc == CUZK_OK)
-        rc = cuzk_groth16_setup_accel(&c->pk, &c->cs, &tw, gpu_setup ? cuzk_gpu_setup_accel() : NULL, g_pool,
-                                      err, sizeof err);
+        rc = cuzk_groth16_setup_ex(&c->pk, &c->cs, &tw, &so, g_pool, err, sizeof err);
     CHECK(rc == CUZK_OK, "setup: %s", err);
     if (rc)
         return false;
@@ -603,6 +608,21 @@ static int cmd_check(void)
     /* compact forms: u8 indices (0/1 circuits, few coefficients) and u16 (uniform, below 65536 values) */
     check_circuit(3, 500, 600, CUZK_CS_RANDOM_BITS, true);
     check_circuit(3, 3000, 2000, CUZK_CS_RANDOM_UNIFORM, true);
+    /* keys in the coset form: H over m points of A·B on the coset, against the CPU's proof with the same
+     * key (itself the textbook proof: test_prove); streamed too (its h has m points) */
+    g_h_coset = true;
+    check_circuit(2, 3, 4, CUZK_CS_RANDOM_UNIFORM, false);
+    check_circuit(9, 1000, 1100, CUZK_CS_RANDOM_BITS, false);
+    check_circuit(33, 60000, 65400, CUZK_CS_RANDOM_BITS, true);
+    {
+        circuit c;
+        if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_UNIFORM, false)) {
+            check_streamed(c, 192 * 37, "coset form, streamed 9/1000/1100");
+            check_streamed(c, 0, "coset form, h streamed", CUZK_GPU_PK_ALL & ~CUZK_GPU_PK_H);
+        }
+        circuit_free(&c);
+    }
+    g_h_coset = false;
     printf("proof checks done (%.1f s)\n", now_s() - t0);
     /* streamed keys: one segment, several with a short last one, one point per G2 segment */
     {
@@ -822,6 +842,45 @@ static void bench_put_z(circuit &c)
     cudaFreeHost(zpin);
 }
 
+/* One partition with the key in bellperson's form, then (the first key and its prover freed) in the coset
+ * form, same circuit and witness: the A/B of docs/design/021. */
+static int cmd_bench_porep_forms(unsigned lg)
+{
+    circuit c;
+    double t0 = now_s();
+    if (!circuit_porep(&c, 27 - lg, 3, true)) {
+        circuit_free(&c);
+        return test_finish("test_gpu_prove bench-porep forms");
+    }
+    printf("porep-shaped 2^%d scale: circuit + witness + GPU setup + upload %.1f s\n", (int)lg - 27,
+           now_s() - t0);
+    bench_put_z(c);
+    bench_header();
+    for (int f = 0; f < 2; f++) {
+        char label[64];
+        snprintf(label, sizeof label, "porep 2^%d, %s form", (int)lg - 27, f ? "coset" : "bellperson");
+        if (f) {
+            cuzk_gpu_prover_free(c.pr);
+            cuzk_gpu_pk_free(c.gpk);
+            cuzk_groth16_params_free(&c.pk);
+            cuzk_gpu_cs_free(c.gcs);
+            c.pr = NULL, c.gpk = NULL, c.gcs = NULL;
+            g_h_coset = true;
+            double t1 = now_s();
+            bool ok = circuit_load(&c, true);
+            g_h_coset = false;
+            if (!ok)
+                break;
+            printf("coset-form key made and loaded in %.1f s\n", now_s() - t1);
+            bench_put_z(c);
+        }
+        if (bench_rows(c, c.gcs, 5, label) != CUZK_OK)
+            break;
+    }
+    circuit_free(&c);
+    return test_finish("test_gpu_prove bench-porep forms");
+}
+
 static int cmd_bench_porep(unsigned lg, bool quick)
 {
     circuit c;
@@ -913,11 +972,15 @@ int main(int argc, char **argv)
     else if (strcmp(cmd, "bench") == 0 && argc > 2 && atoi(argv[2]) >= 10 && atoi(argv[2]) <= 27)
         rc = cmd_bench((unsigned)atoi(argv[2]));
     else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27 &&
+             argc > 3 && strcmp(argv[3], "forms") == 0)
+        rc = cmd_bench_porep_forms((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27 &&
              (argc < 4 || strcmp(argv[3], "quick") == 0))
         rc = cmd_bench_porep((unsigned)atoi(argv[2]), argc > 3);
     else {
-        fprintf(stderr,
-                "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27) [quick]\n");
+        fprintf(
+            stderr,
+            "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27) [quick | forms]\n");
         rc = 2;
     }
     cuzk_pool_free(g_pool);

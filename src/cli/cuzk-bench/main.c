@@ -53,6 +53,7 @@ enum {
     F_SEED,
     F_NO_CHECK,
     F_NO_ZPACK,
+    F_KEY_FORM,
     F_TIMELINE,
     F_PROOFS_OUT,
     F_COUNT,
@@ -97,6 +98,7 @@ static const struct {
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
     [F_NO_ZPACK] = {"--no-zpack", NULL, NULL, "GPU, device evaluation: send each witness whole (default: packed by synthesis, 3 bits a 0 or 1 value, expanded on the device)"},
+    [F_KEY_FORM] = {"--key-form", NULL, "NAME", "the workload's key: bellperson (default) or coset: h over the coset's Lagrange basis with C's share folded into l, the same proofs with two NTTs fewer a partition (docs/design/021)"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
     [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE", "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, partitions in order"},
     [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
@@ -373,6 +375,12 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
         break;
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
     case F_NO_ZPACK: o->cfg.flags |= CUZK_ENGINE_NO_ZPACK; break;
+    case F_KEY_FORM:
+        if (!strcmp(v, "bellperson") || !strcmp(v, "coset"))
+            o->h_coset = !strcmp(v, "coset");
+        else
+            return usage_error(c, "--key-form expects bellperson or coset, not '%s'", v);
+        break;
     case F_TIMELINE: o->timeline = v; break;
     case F_PROOFS_OUT: o->proofs_out = v; break;
     case F_COUNT: INT_FLAG(1, 1000000) o->count = (uint32_t)x; break;

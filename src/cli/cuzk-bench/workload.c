@@ -90,8 +90,9 @@ static int random_build(bench_workload *w, const bench_opts *o, char *err, size_
         return cuzk_fail(err, errlen, rc, "random workload: cannot build a circuit of %zu rows", nc);
     if ((rc = workload_setup(w, o->constraints_lg, o, err, errlen)) != CUZK_OK)
         return rc;
-    snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu)",
-             o->constraints_lg, nc, na, (unsigned long long)o->seed);
+    snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu%s)",
+             o->constraints_lg, nc, na, (unsigned long long)o->seed,
+             o->h_coset ? "; key in the coset form" : "");
     return CUZK_OK;
 }
 
@@ -158,8 +159,9 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
         accel = &on;
     }
 #endif
+    cuzk_groth16_setup_opts so = {.accel = accel, .h_coset = o->h_coset};
     if (rc == CUZK_OK)
-        rc = cuzk_groth16_setup_accel(&w->pk, &w->cs, &tw, accel, pool, err, errlen);
+        rc = cuzk_groth16_setup_ex(&w->pk, &w->cs, &tw, &so, pool, err, errlen);
     cuzk_pool_free(pool);
     return rc;
 }
@@ -222,10 +224,10 @@ static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t
         return rc;
     snprintf(w->desc, sizeof w->desc,
              "porep-shaped at 2^-%u scale (%llu rows incl. %llu inputs, %llu aux, 2^%u domain, seed %llu; "
-             "witness pool %d thread%s)",
+             "witness pool %d thread%s%s)",
              27 - o->constraints_lg, (unsigned long long)st->shape.rows, (unsigned long long)st->shape.inputs,
              (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed, cuzk_pool_size(st->pool),
-             cuzk_pool_size(st->pool) == 1 ? "" : "s");
+             cuzk_pool_size(st->pool) == 1 ? "" : "s", o->h_coset ? "; key in the coset form" : "");
     return CUZK_OK;
 }
 
