@@ -123,14 +123,20 @@ for t in 1 3; do
     cmp -s "$TMP/w1.bin" "$TMP/e$t.bin" && pass "--eval-threads $t: the same proofs" ||
         fail "--eval-threads $t gives other proofs"
 done
-# the key's coset form (docs/design/021): other key points, the same proofs
+# the key's two forms (docs/design/021; coset by default): other key points, the same proofs
+expect_out "^  workload +porep-shaped .*key in the coset form" "the key's coset form is the default"
 for e in host device; do
-    run "$BENCH" "${POREP[@]}" --seed 5 --eval "$e" --key-form coset --proofs-out "$TMP/coset-$e.bin"
-    expect 0 "--key-form coset --eval $e: exit 0"
-    expect_out "^  workload +porep-shaped .*key in the coset form" "--key-form coset: named in the summary"
-    cmp -s "$TMP/w1.bin" "$TMP/coset-$e.bin" && pass "--key-form coset (--eval $e): the same proofs" ||
-        fail "--key-form coset (--eval $e) gives other proofs than bellperson's form"
+    run "$BENCH" "${POREP[@]}" --seed 5 --eval "$e" --key-form bellperson --proofs-out "$TMP/bp-$e.bin"
+    expect 0 "--key-form bellperson --eval $e: exit 0"
+    expect_out "^  workload +porep-shaped .*key in bellperson's form" "--key-form bellperson: named in the summary"
+    cmp -s "$TMP/w1.bin" "$TMP/bp-$e.bin" && pass "--key-form bellperson (--eval $e): the same proofs" ||
+        fail "--key-form bellperson (--eval $e) gives other proofs than the coset form"
 done
+run "$BENCH" "${POREP[@]}" --seed 5 --key-form coset --proofs-out "$TMP/coset.bin"
+expect 0 "--key-form coset: exit 0"
+cmp -s "$TMP/w1.bin" "$TMP/coset.bin" && pass "--key-form coset is the default" ||
+    fail "--key-form coset gives other proofs than the default"
+
 run "$BENCH" single "${TINY[@]}" --key-form snarkjs
 expect_usage "--key-form snarkjs (not a form of this key)"
 run "$BENCH" "${POREP[@]}" --seed 6 --proofs-out "$TMP/seed6.bin"

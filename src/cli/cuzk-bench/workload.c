@@ -92,7 +92,7 @@ static int random_build(bench_workload *w, const bench_opts *o, char *err, size_
         return rc;
     snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu%s)",
              o->constraints_lg, nc, na, (unsigned long long)o->seed,
-             o->h_coset ? "; key in the coset form" : "");
+             o->h_coset ? "; key in the coset form" : "; key in bellperson's form");
     return CUZK_OK;
 }
 
@@ -227,7 +227,7 @@ static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t
              "witness pool %d thread%s%s)",
              27 - o->constraints_lg, (unsigned long long)st->shape.rows, (unsigned long long)st->shape.inputs,
              (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed, cuzk_pool_size(st->pool),
-             cuzk_pool_size(st->pool) == 1 ? "" : "s", o->h_coset ? "; key in the coset form" : "");
+             cuzk_pool_size(st->pool) == 1 ? "" : "s", o->h_coset ? "; key in the coset form" : "; key in bellperson's form");
     return CUZK_OK;
 }
 
