@@ -599,6 +599,22 @@ static void test_tau_edge(void)
     if (rc == CUZK_OK)
         check_key_naive("tau = omega_2m", &c, &tw, &pk);
     cuzk_groth16_params_free(&pk);
+    /* the coset form divides by tau - 7 omega^j: tau on the coset (here 7 omega^3) is refused by name, and
+     * leaves the key empty; bellperson's form takes the same tau */
+    cuzk_fr seven, w3;
+    cuzk_fr_from_u64(&seven, 7);
+    omega_of(&w3, lg);
+    fr_pow_u64(&w3, &w3, 3);
+    cuzk_fr_mul(&tw.tau, &seven, &w3);
+    cuzk_groth16_setup_opts so = {.h_coset = true};
+    err[0] = 0;
+    rc = cuzk_groth16_setup_ex(&pk, &c.cs, &tw, &so, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "coset") && !pk.h && !pk.l && pk.n_h == 0,
+          "tau on the coset, coset form: rc %d \"%s\"", rc, err);
+    cuzk_groth16_params_free(&pk);
+    rc = cuzk_groth16_setup(&pk, &c.cs, &tw, NULL, err, sizeof err);
+    CHECK(rc == CUZK_OK, "tau on the coset, bellperson's form: %s", err);
+    cuzk_groth16_params_free(&pk);
     circuit_free(&c);
 }
 
