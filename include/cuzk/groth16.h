@@ -58,11 +58,18 @@ typedef struct {
     bool h_coset;                     /* the coset form above; false: bellperson's */
 } cuzk_groth16_params;
 
-/* The key's evaluation domain m: n_h + 1 (bellperson's layout) or n_h (the coset form). The L scalars
- * are z's aux part, or all of z in the coset form. */
+/* The key's evaluation domain m: n_h + 1 (bellperson's layout) or n_h (the coset form). */
 static inline size_t cuzk_groth16_domain_size(const cuzk_groth16_params *pk)
 {
     return pk->h_coset ? pk->n_h : pk->n_h + 1;
+}
+
+/* Where the L scalars start in z, for a circuit of n_inputs inputs: after the inputs (bellperson's layout:
+ * l is one point an aux variable), or at z[0] (the coset form: l covers every variable). So the key's n_l
+ * is n_inputs + n_aux minus this. */
+static inline size_t cuzk_groth16_l_first(const cuzk_groth16_params *pk, size_t n_inputs)
+{
+    return pk->h_coset ? 0 : n_inputs;
 }
 
 void cuzk_groth16_vk_free(cuzk_groth16_vk *vk);

@@ -1418,7 +1418,8 @@ int cuzk_engine_key_new(cuzk_engine *e, const cuzk_groth16_params *pk, const cuz
     if (!e || !pk || !cs)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: key needs an engine, a proving key and a circuit");
-    size_t want_l = pk->h_coset ? cs->n_inputs + cs->n_aux : cs->n_aux; /* the coset form: every variable */
+    /* the coset form's l covers every variable */
+    size_t want_l = cs->n_inputs + cs->n_aux - cuzk_groth16_l_first(pk, cs->n_inputs);
     if (cs->n_inputs < 1 || pk->vk.n_ic != cs->n_inputs || pk->n_l != want_l || cs->n_constraints < 1)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: key and circuit disagree (ic %zu vs %zu inputs, l %zu vs %zu %s, %zu rows)",

@@ -479,7 +479,7 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
                     cuzk_gpu_prover_free(w->pr);
                     w->pr = NULL, w->bound = 0;
                 }
-            g_ctx.shape[d] = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0};
+            g_ctx.shape[d] = (cuzk_gpu_shape){0, 0, 0, 0, 0, 0, 0};
         }
         pthread_mutex_unlock(&g_ctx.lock);
         pthread_mutex_unlock(&g_ctx.load[d]);

@@ -1013,13 +1013,14 @@ static int bellperson_main(cuzk_gpu_prover *p, const cuzk_gpu_cs *gcs, const pro
      * evaluation the L scalars are z's aux part and the A scalars are gathered on the device */
     msm_arg mh = {g->h, p->a, g->n_h, false, &o->h};
     /* the L scalars: z's aux part, or all of z for a key in the coset form (cuzk/groth16.h) */
-    msm_arg ml = {g->l, gcs ? p->z + (g->h_coset ? 0 : in->ni) : p->sc, g->n_l, false, &o->l};
+    size_t l_first = cuzk_groth16_l_first(in->pk, in->ni);
+    msm_arg ml = {g->l, gcs ? p->z + l_first : p->sc, g->n_l, false, &o->l};
     msm_arg ma = {g->a, p->sc, g->n_a, false, &o->a};
     msm_arg mb1 = {g->b1, p->sb, g->n_b, false, &o->b1};
     if ((rc = gpu_msm_stage(p, EV_MSM_H, run_msm, &mh, err, errlen)))
         return rc;
     side_point(side, CUZK_GPU_OVERLAP_AFTER_H);
-    if ((rc = gcs ? CUZK_OK : put_scalars(p, g->h_coset ? in->z_in : in->aux, g->n_l, err, errlen)) ||
+    if ((rc = gcs ? CUZK_OK : put_scalars(p, in->z_in + l_first, g->n_l, err, errlen)) ||
         (rc = gpu_msm_stage(p, EV_MSM_L, run_msm, &ml, err, errlen)) ||
         (rc = gcs ? gather_scalars(p, gcs->ia, g->n_a, err, errlen)
                   : put_scalars(p, in->sa, g->n_a, err, errlen)) ||

@@ -55,9 +55,10 @@ static int check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t 
                          "constraints + %zu inputs)",
                          pk->n_h, pk->h_coset ? "m (coset form)" : "m - 1", pk->h_coset ? m : m - 1, m,
                          cs->n_constraints, cs->n_inputs);
-    if (pk->n_l != (pk->h_coset ? cs->n_inputs + cs->n_aux : cs->n_aux))
+    size_t want_l = cs->n_inputs + cs->n_aux - cuzk_groth16_l_first(pk, cs->n_inputs);
+    if (pk->n_l != want_l)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key has %zu l points, the circuit has %zu %s",
-                         pk->n_l, pk->h_coset ? cs->n_inputs + cs->n_aux : cs->n_aux,
+                         pk->n_l, want_l,
                          pk->h_coset ? "variables (coset form: inputs and aux)" : "aux variables");
     if (pk->n_a != cs->n_inputs + pop_a)
         return cuzk_fail(err, errlen, CUZK_EINVAL,
@@ -170,7 +171,7 @@ static int cpu_heavy(void *ctx, const prove_heavy_in *in, prove_heavy_out *o, cu
         return rc;
 
     prove_split_plan pl = {0}, pa = {0}, pb = {0};
-    const cuzk_fr *ls = pk->h_coset ? in->z_in : in->aux; /* the L scalars (cuzk/groth16.h) */
+    const cuzk_fr *ls = in->z_in + cuzk_groth16_l_first(pk, in->ni); /* the L scalars (cuzk/groth16.h) */
     cuzk_g1_set_identity(&o->h);
     if ((pk->n_h && (rc = cuzk_g1_msm(&o->h, pk->h, in->a, pk->n_h, pool))) ||
         (rc = prove_split_plan_build(&pl, ls, pk->n_l, in->split, pool)) ||

@@ -828,7 +828,8 @@ static int h_scalars(cuzk_fr *hs, cuzk_fr *fold, const cuzk_groth16_toxic *tw, u
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: tau lies on the coset (tau^%zu = 7^%zu)", m, m);
     }
     cuzk_fr_mul(&hx.scale, &hx.scale, &d.z_inv); /* Z(tau) k / delta */
-    cuzk_fr_mul(fold, &hx.scale, &tw->delta);
+    cuzk_fr_sub(fold, &zt, &CUZK_FR_ONE);
+    cuzk_fr_mul(fold, fold, &d.z_inv);
     cuzk_fr_neg(fold, fold); /* -Z(tau) k */
     cuzk_fr mg;
     cuzk_fr_from_u64(&mg, m);

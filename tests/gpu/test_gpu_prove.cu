@@ -581,7 +581,13 @@ static void check_bind(void)
     cuzk_gpu_prover_free(pr);
     pr = NULL;
     /* made for big's shape from the start: binding small then big allocates once */
-    cuzk_gpu_shape room = {big.pk.n_h, big.pk.n_l, big.pk.n_a, big.pk.n_b, big.cs.n_inputs + big.cs.n_aux, 0};
+    cuzk_gpu_shape room = {big.pk.n_h,
+                           big.pk.n_l,
+                           big.pk.n_a,
+                           big.pk.n_b,
+                           big.cs.n_inputs + big.cs.n_aux,
+                           0,
+                           cuzk_groth16_domain_size(&big.pk)};
     rc = cuzk_gpu_prover_bind(&pr, small.gpk, &room, err, sizeof err);
     CHECK(rc == CUZK_OK, "bind with room: %s", err);
     size_t before = device_free();

@@ -376,10 +376,12 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
     case F_NO_ZPACK: o->cfg.flags |= CUZK_ENGINE_NO_ZPACK; break;
     case F_KEY_FORM:
-        if (!strcmp(v, "bellperson") || !strcmp(v, "coset"))
-            o->h_coset = !strcmp(v, "coset");
+        if (!strcmp(v, "coset"))
+            o->h_coset = true;
+        else if (!strcmp(v, "bellperson"))
+            o->h_coset = false;
         else
-            return usage_error(c, "--key-form expects bellperson or coset, not '%s'", v);
+            return usage_error(c, "--key-form expects coset or bellperson, not '%s'", v);
         break;
     case F_TIMELINE: o->timeline = v; break;
     case F_PROOFS_OUT: o->proofs_out = v; break;

@@ -68,6 +68,12 @@ static void random_free(void *user)
     free(st);
 }
 
+/* The workload summary's words for the key's form (--key-form). */
+static const char *key_form(const bench_opts *o)
+{
+    return o->h_coset ? "key in the coset form" : "key in bellperson's form";
+}
+
 static int random_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
 {
     if (o->constraints_lg > 26)
@@ -90,9 +96,8 @@ static int random_build(bench_workload *w, const bench_opts *o, char *err, size_
         return cuzk_fail(err, errlen, rc, "random workload: cannot build a circuit of %zu rows", nc);
     if ((rc = workload_setup(w, o->constraints_lg, o, err, errlen)) != CUZK_OK)
         return rc;
-    snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu%s)",
-             o->constraints_lg, nc, na, (unsigned long long)o->seed,
-             o->h_coset ? "; key in the coset form" : "; key in bellperson's form");
+    snprintf(w->desc, sizeof w->desc, "random (2^%u domain, %zu constraints, %zu aux, seed %llu; %s)",
+             o->constraints_lg, nc, na, (unsigned long long)o->seed, key_form(o));
     return CUZK_OK;
 }
 
@@ -224,10 +229,10 @@ static int porep_build(bench_workload *w, const bench_opts *o, char *err, size_t
         return rc;
     snprintf(w->desc, sizeof w->desc,
              "porep-shaped at 2^-%u scale (%llu rows incl. %llu inputs, %llu aux, 2^%u domain, seed %llu; "
-             "witness pool %d thread%s%s)",
+             "witness pool %d thread%s; %s)",
              27 - o->constraints_lg, (unsigned long long)st->shape.rows, (unsigned long long)st->shape.inputs,
              (unsigned long long)st->shape.aux, lg, (unsigned long long)o->seed, cuzk_pool_size(st->pool),
-             cuzk_pool_size(st->pool) == 1 ? "" : "s", o->h_coset ? "; key in the coset form" : "; key in bellperson's form");
+             cuzk_pool_size(st->pool) == 1 ? "" : "s", key_form(o));
     return CUZK_OK;
 }
 
