@@ -737,11 +737,146 @@ static void setup_coset(cuzk_groth16_params *pk, const qap *q, const cuzk_cs *cs
     pk->h_coset = true;
 }
 
+/* Progress of a conversion as seen by its callback: calls, the first and last done, whether done ever fell
+ * or passed total. */
+typedef struct {
+    int calls;
+    uint64_t first, last, total;
+    bool bad;
+} seen_progress;
+
+static void note_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    seen_progress *p = ctx;
+    if (p->calls++ == 0)
+        p->first = done, p->total = total;
+    p->bad |= done < p->last || done > total || total != p->total;
+    p->last = done;
+}
+
+/* bellperson's key (pk, made here) taken to the coset form by cuzk_groth16_params_to_coset, which never sees
+ * the toxic waste. Its points must be the test's coset key (mine, by the product formula) less the multiples
+ * of X = [tau^(m-1) Z(tau) / delta] that the conversion cannot know (docs/design/022):
+ *   converted h_j = mine h_j - (k/m) (7 w^j)^-(m-1) X,   converted l_i = mine l_i + k c_i X,
+ * with c_i = (1/m) sum_r C[r][i] w^r the X^(m-1) coefficient of C_i; and its proofs the textbook proof's
+ * bytes. Keys of the wrong form or sizes are refused and left as they were. */
+static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_params *mine, const cuzk_cs *cs,
+                            cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const qap *q, const toxic *t,
+                            const cuzk_groth16_proof *proof, const char *what)
+{
+    size_t m = q->m, nv = q->nv;
+    cuzk_groth16_params conv = *pk; /* shares vk, a and b with pk; h and l are its own (replaced below) */
+    conv.h = malloc((pk->n_h + 1) * sizeof *conv.h);
+    conv.l = malloc((pk->n_l + 1) * sizeof *conv.l);
+    memcpy(conv.h, pk->h, pk->n_h * sizeof *conv.h);
+    memcpy(conv.l, pk->l, pk->n_l * sizeof *conv.l);
+    seen_progress sp = {0};
+    cuzk_groth16_coset_opts co = {note_progress, &sp};
+    char err[256] = "";
+    int rc = cuzk_groth16_params_to_coset(&conv, cs, &co, POOLS[test_rand64() % NPOOLS], err, sizeof err);
+    CHECK(rc == CUZK_OK && conv.h_coset && conv.n_h == m && conv.n_l == nv, "%s: conversion: rc %d (%s)",
+          what, rc, err);
+    CHECK(sp.calls >= 2 && sp.first == 0 && sp.last == sp.total && sp.total > 0 && !sp.bad,
+          "%s: conversion progress: %d calls, first %llu, last %llu of %llu%s", what, sp.calls,
+          (unsigned long long)sp.first, (unsigned long long)sp.last, (unsigned long long)sp.total,
+          sp.bad ? ", out of order" : "");
+    if (rc != CUZK_OK) {
+        free(conv.h), free(conv.l);
+        return;
+    }
+
+    cuzk_fr dinv, k, km, x, seven, sj, xe;
+    cuzk_fr_inv(&dinv, &t->delta);
+    cuzk_fr_from_u64(&seven, 7);
+    uint64_t e = m;
+    cuzk_fr_pow(&k, &seven, &e, 1);
+    cuzk_fr_sub(&k, &k, &CUZK_FR_ONE);
+    cuzk_fr_inv(&k, &k);
+    cuzk_fr_from_u64(&km, m);
+    cuzk_fr_inv(&km, &km);
+    cuzk_fr_mul(&km, &km, &k);
+    e = m - 1;
+    cuzk_fr_pow(&xe, &t->tau, &e, 1); /* X's exponent: tau^(m-1) Z(tau) / delta */
+    cuzk_fr_mul(&xe, &xe, &q->zt);
+    cuzk_fr_mul(&xe, &xe, &dinv);
+    size_t bad_h = 0, bad_l = 0;
+    sj = seven;
+    for (size_t j = 0; j < m; j++) { /* converted h_j + (k/m) s_j^-(m-1) X = mine h_j */
+        cuzk_fr_inv(&x, &sj);
+        cuzk_fr_pow(&x, &x, &e, 1);
+        cuzk_fr_mul(&x, &x, &km);
+        cuzk_fr_mul(&x, &x, &xe);
+        cuzk_g1 p;
+        cuzk_g1_affine d, got;
+        fb_g1_mul_affine(&d, FB1, &x);
+        cuzk_g1_from_affine(&p, &conv.h[j]);
+        cuzk_g1_add_affine(&p, &p, &d);
+        cuzk_g1_to_affine(&got, &p);
+        bad_h += !cuzk_g1_affine_eq(&got, &mine->h[j]);
+        cuzk_fr_mul(&sj, &sj, &q->omega);
+    }
+    cuzk_fr *ci = calloc(nv, sizeof *ci), wr = CUZK_FR_ONE;
+    for (size_t row = 0; row < cs->n_constraints; row++) {
+        for (uint64_t kk = cs->c.row[row]; kk < cs->c.row[row + 1]; kk++) {
+            cuzk_fr_mul(&x, cuzk_csr_coef(&cs->c, kk), &wr);
+            cuzk_fr_add(&ci[cs->c.col[kk]], &ci[cs->c.col[kk]], &x);
+        }
+        cuzk_fr_mul(&wr, &wr, &q->omega);
+    }
+    for (size_t i = 0; i < nv; i++) { /* converted l_i - k c_i X = mine l_i, c_i with its 1/m in km */
+        cuzk_fr_mul(&x, &ci[i], &km);
+        cuzk_fr_mul(&x, &x, &xe);
+        cuzk_fr_neg(&x, &x);
+        cuzk_g1 p;
+        cuzk_g1_affine d, got;
+        fb_g1_mul_affine(&d, FB1, &x);
+        cuzk_g1_from_affine(&p, &conv.l[i]);
+        cuzk_g1_add_affine(&p, &p, &d);
+        cuzk_g1_to_affine(&got, &p);
+        bad_l += !cuzk_g1_affine_eq(&got, &mine->l[i]);
+    }
+    free(ci);
+    CHECK(bad_h == 0 && bad_l == 0, "%s: converted key: %zu of %zu h and %zu of %zu l points off", what,
+          bad_h, m, bad_l, nv);
+
+    cuzk_groth16_proof other;
+    rc = cuzk_groth16_prove(&other, &conv, cs, z, r, s, POOLS[test_rand64() % NPOOLS], err, sizeof err);
+    CHECK(rc == CUZK_OK && proof_bytes_eq(&other, proof), "%s: converted key: rc %d, bytes %s (%s)", what, rc,
+          rc ? "-" : "differ", err);
+
+    /* refusals leave the key as it was */
+    cuzk_g1_affine *keep_h = conv.h;
+    rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "already") && conv.h == keep_h && conv.n_h == m,
+          "%s: converting a coset key: rc %d (%s)", what, rc, err);
+    free(conv.h), free(conv.l);
+    conv = *pk;
+    conv.n_h--;
+    rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "h points") && conv.h == pk->h && !conv.h_coset,
+          "%s: converting with m - 2 h points: rc %d (%s)", what, rc, err);
+    conv = *pk;
+    conv.n_l++;
+    rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "l points") && conv.l == pk->l,
+          "%s: converting with %zu l points: rc %d (%s)", what, conv.n_l, rc, err);
+    conv = *pk;
+    conv.vk.n_ic++;
+    rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "ic points"), "%s: converting with one ic point more: rc %d (%s)",
+          what, rc, err);
+    conv = *pk;
+    CHECK(cuzk_groth16_params_to_coset(&conv, NULL, NULL, NULL, err, sizeof err) == CUZK_EINVAL &&
+              cuzk_groth16_params_to_coset(NULL, cs, NULL, NULL, err, sizeof err) == CUZK_EINVAL,
+          "%s: converting without a circuit or a key", what);
+}
+
 /* The coset form: the library's setup makes the key built above from the same toxic waste, and proves
  * with it the textbook proof (the same bytes as with bellperson's layout); a corrupted h or input l point,
  * a bad witness without the check, the other form's h length and writing it as .params are refused. */
-static void check_coset_path(const cuzk_cs *cs, cuzk_fr *z, const cuzk_fr *r, const cuzk_fr *s, const qap *q,
-                             const toxic *t, const cuzk_groth16_proof *proof, const char *what)
+static void check_coset_path(const cuzk_groth16_params *pk, const cuzk_cs *cs, cuzk_fr *z, const cuzk_fr *r,
+                             const cuzk_fr *s, const qap *q, const toxic *t, const cuzk_groth16_proof *proof,
+                             const char *what)
 {
     size_t ni = cs->n_inputs;
     cuzk_groth16_params mine, lib;
@@ -764,6 +899,7 @@ static void check_coset_path(const cuzk_cs *cs, cuzk_fr *z, const cuzk_fr *r, co
         CHECK(rc == CUZK_EINVAL, "%s: coset setup: %s", what, err);
     }
     cuzk_groth16_params_free(&lib);
+    check_converted(pk, &mine, cs, z, r, s, q, t, proof, what);
 
     cuzk_groth16_proof other;
     for (int p = 0; p < NPOOLS; p++) {
@@ -969,7 +1105,8 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         o.density_pop[1] = cuzk_cs_density_count(dbi, cs.n_inputs);
         o.density_pop[2] = cuzk_cs_density_count(dba, cs.n_aux);
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the bitmaps and their counts: %s", what, err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the bitmaps and their counts: %s", what,
+              err);
         size_t j = cs.n_aux;
         for (size_t i = 0; i < cs.n_aux && j == cs.n_aux; i++)
             if (!((da[i / 64] >> (i % 64)) & 1))
@@ -998,7 +1135,8 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         cuzk_cs_eval(&cs, z, ev, ev + nc, ev + 2 * nc, NULL);
         cuzk_prove_opts o = {.abc = {ev, ev + nc, ev + 2 * nc}};
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with a, b, c handed in: rc %d %s", what, rc, err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with a, b, c handed in: rc %d %s", what, rc,
+              err);
         size_t row = (size_t)(test_rand64() % nc);
         cuzk_fr_add(&ev[2 * nc + row], &ev[2 * nc + row], &CUZK_FR_ONE);
         char want_msg[64];
@@ -1020,7 +1158,8 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         CHECK(cuzk_cs_density(&cs, da, dbi, dba) == CUZK_OK, "%s: density", what);
         cuzk_prove_opts o = {.density = {da, dbi, dba}};
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with densities handed in: rc %d %s", what, rc, err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with densities handed in: rc %d %s", what, rc,
+              err);
         if (cs.n_aux > 0) {
             size_t j = (size_t)(test_rand64() % cs.n_aux);
             da[j / 64] ^= UINT64_C(1) << (j % 64);
@@ -1056,7 +1195,7 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         z[0] = keep0;
     }
 
-    check_coset_path(&cs, z, &r, &s, &q, &t, &proof, what);
+    check_coset_path(&pk, &cs, z, &r, &s, &q, &t, &proof, what);
     cuzk_groth16_params_free(&pk);
     qap_free(&q);
     check_zkey_path(&cs, z, &r, &s, what);
@@ -1279,6 +1418,17 @@ static int bench(unsigned lg, int threads)
         qsort(cpu, REPS, sizeof cpu[0], cmp_double);
         printf("bench: %-24s wall min %8.1f ms  median %8.1f ms   cpu min %8.1f ms\n", names[k],
                wall[0] * 1e3, wall[REPS / 2] * 1e3, cpu[0] * 1e3);
+        if (k == 1 && !pk.h_coset) { /* the key taken to the coset form (docs/design/022), then its proofs */
+            double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            if (cuzk_groth16_params_to_coset(&pk, &cs, NULL, pool, err, sizeof err)) {
+                fprintf(stderr, "bench: conversion: %s\n", err);
+                return 1;
+            }
+            printf("bench: %-24s wall %8.1f ms   cpu %8.1f ms\n", "coset conversion",
+                   (clock_s(CLOCK_MONOTONIC) - w0) * 1e3, (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3);
+            names[0] = "bellperson, coset key", names[1] = "coset key (no verify)";
+            k = -1;
+        }
     }
     cuzk_snarkjs_zkey_free(zk);
     free(img);

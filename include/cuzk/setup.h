@@ -37,6 +37,7 @@
 #define CUZK_SETUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuzk/common.h"
 #include "cuzk/cs.h"
@@ -109,6 +110,29 @@ int cuzk_g1_fixed_base_mul(cuzk_g1_affine *out, const cuzk_fr *k, size_t n, unsi
                            char *err, size_t errlen);
 int cuzk_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, unsigned c, cuzk_pool *pool,
                            char *err, size_t errlen);
+
+/* Progress of a long computation: done of total units, called on the calling thread between steps, first
+ * with done = 0 and last with done = total. */
+typedef void (*cuzk_setup_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Options of cuzk_groth16_params_to_coset; a zeroed struct (or NULL) means no progress. */
+typedef struct {
+    cuzk_setup_progress_fn progress; /* units: scalar multiplications and C terms */
+    void *progress_ctx;
+} cuzk_groth16_coset_opts;
+
+/* Takes pk, a key in bellperson's form for the circuit cs (as read from .params: one a ceremony made, say),
+ * to the coset form of cuzk/groth16.h in place, without the toxic waste (docs/design/022): h becomes m
+ * points over the coset's Lagrange basis and l covers every variable with C's share of the quotient folded
+ * in. The proofs stay the same bytes; the points differ from cuzk_groth16_setup_ex's by multiples of the
+ * one point of degree m - 1 that bellperson's key lacks, which the proofs of satisfying witnesses never
+ * see. Costs two G1 transforms of m points (2 (m + (m/2) log2 m) scalar multiplications) and a pass over
+ * C's terms. The key must belong to cs: sizes are checked (CUZK_EINVAL naming the first mismatch), but a
+ * key of another circuit of the same shape converts into one whose proofs fail verification. pk is left
+ * as it was on any error. */
+int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
+                                 const cuzk_groth16_coset_opts *opts, cuzk_pool *pool, char *err,
+                                 size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,7 @@
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/setup.h"
+#include "groth16/setup_internal.h"
 
 #define SETUP_MAX_LG 31      /* bellperson's domain limit: 2^k with k < 32 */
 #define SETUP_ROW_BLOCK 4096 /* rows per Lagrange task (one inversion each) */
@@ -137,7 +138,7 @@ static int check_csr(const cuzk_csr *M, const char *name, size_t nrows, size_t n
     return CUZK_OK;
 }
 
-static int check_cs(const cuzk_cs *cs, char *err, size_t errlen)
+int cuzk_setup_check_cs(const cuzk_cs *cs, char *err, size_t errlen)
 {
     if (!cs)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: no constraint system");
@@ -310,7 +311,7 @@ int cuzk_groth16_qap_eval(cuzk_fr *u, cuzk_fr *v, cuzk_fr *w, const cuzk_cs *cs,
     int rc;
     if (!u || !v || !w || !tau)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "setup: missing output array or tau");
-    if ((rc = check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
+    if ((rc = cuzk_setup_check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
         return rc;
     return qap_eval(u, v, w, cs, tau, lg, pool, err, errlen);
 }
@@ -861,7 +862,7 @@ int cuzk_groth16_setup_ex(cuzk_groth16_params *out, const cuzk_cs *cs, const cuz
     bool coset = opts->h_coset;
     unsigned lg = 0;
     int rc;
-    if ((rc = check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
+    if ((rc = cuzk_setup_check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
         return rc;
     size_t m = (size_t)1 << lg, nin = cs->n_inputs, naux = cs->n_aux, nv = nin + naux, nh = coset ? m : m - 1;
 

@@ -1,0 +1,379 @@
+/*
+ * coset_key.c — a proving key in bellperson's layout (what .params files hold, what a ceremony
+ * produced) taken to the coset form of cuzk/groth16.h without the toxic waste (cuzk/setup.h,
+ * docs/design/022).
+ *
+ * The key gives h_t = [tau^t Z(tau) / delta] for t < m - 1 and nothing of degree m - 1. Every
+ * point the coset form needs is [p(tau) Z(tau) / delta] for some polynomial p of degree < m, so
+ * it is a combination of the h_t and of one point X = [tau^(m-1) Z(tau) / delta] the key lacks.
+ * Write E(p) for that combination with X replaced by the identity. For a witness that satisfies
+ * the circuit the prover's two sums meet in k(R - c), where R interpolates A·B on the coset and
+ * c = sum z_i w_i; R - c = h / k has degree <= m - 2, so its X coefficient is zero and E gives
+ * the same point as the true key: converted keys prove the same proofs, byte for byte, while
+ * their individual points differ from cuzk_groth16_setup_ex's by multiples of X (the test
+ * checks both). With l_j(x) = (1/m) sum_t (x / (g w^j))^t the coset's Lagrange basis and
+ * L_r(x) = (1/m) sum_t (x / w^r)^t the domain's:
+ *   h'_j = k E(l_j)  = sum_{t < m-1} w^(-jt) · (k/m) g^(-t) h_t   a transform of the scaled h
+ *   Q_r  = k E(L_r)  = sum_{t < m-1} w^(-rt) · (k/m) h_t          another one
+ *   l'_i = l_i - sum_r C[r][i] Q_r (aux),  -sum_r C[r][i] Q_r (inputs)
+ * The transforms are radix-2 decimation in frequency over G1 (each butterfly an addition, a
+ * subtraction and, but at twiddle 1, one variable-base multiplication), then a bit reversal;
+ * the column sums read C transposed (one pass to count, one to fill), so each variable's sum is
+ * one task's and exact. A coefficient of +-1 is a mixed addition, any other a multiplication.
+ *
+ * Cost: 2 (m + (m/2)(lg m - 1)) multiplications by full-size scalars and nnz(C) additions. On
+ * the CPU that is seconds at 2^16 and hours at 2^27 (note 022 measures it); the work sits on the
+ * pool, in blocks, one step at a time, with progress between steps.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/ntt.h"
+#include "cuzk/setup.h"
+#include "groth16/setup_internal.h"
+
+#define CK_BFLY_BLOCK 64  /* butterflies per transform task */
+#define CK_PT_BLOCK 4096  /* points per scaling, reversal or affine task */
+#define CK_VAR_BLOCK 1024 /* variables per column-sum task */
+
+typedef struct {
+    cuzk_setup_progress_fn fn;
+    void *ctx;
+    uint64_t done, total;
+} ck_progress;
+
+static void progress_add(ck_progress *p, uint64_t units)
+{
+    p->done += units;
+    if (p->fn)
+        p->fn(p->ctx, p->done < p->total ? p->done : p->total, p->total);
+}
+
+static size_t block_end(size_t lo, size_t block, size_t n)
+{
+    return lo + block < n ? lo + block : n;
+}
+
+/* ---- the transform over G1 --------------------------------------------------------------- */
+
+typedef struct {
+    cuzk_g1 *x;
+    size_t n;
+    const cuzk_g1_affine *src; /* scaling: the n - 1 key points */
+    cuzk_fr c, step;           /* scaling: x_t = c step^t src_t, x_(n-1) = identity */
+    cuzk_fr *tw;               /* tw[e] = root^e, e < n / 2 */
+    cuzk_fr root;
+    size_t half; /* the stage's half-size */
+    unsigned lg;
+    cuzk_g1_affine *out; /* affine conversion */
+    cuzk_fp *scratch;    /* affine conversion: CK_PT_BLOCK a worker */
+} g1_tf;
+
+static void scale_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    g1_tf *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
+    uint64_t e = lo;
+    cuzk_fr s;
+    cuzk_fr_pow(&s, &x->step, &e, 1);
+    cuzk_fr_mul(&s, &s, &x->c);
+    for (size_t t = lo; t < hi; t++) {
+        if (t == x->n - 1) {
+            cuzk_g1_set_identity(&x->x[t]);
+            continue;
+        }
+        cuzk_g1 p;
+        cuzk_g1_from_affine(&p, &x->src[t]);
+        cuzk_g1_mul_fr(&x->x[t], &p, &s);
+        cuzk_fr_mul(&s, &s, &x->step);
+    }
+}
+
+static void twiddle_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    g1_tf *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n / 2);
+    uint64_t e = lo;
+    cuzk_fr w;
+    cuzk_fr_pow(&w, &x->root, &e, 1);
+    for (size_t i = lo; i < hi; i++) {
+        x->tw[i] = w;
+        cuzk_fr_mul(&w, &w, &x->root);
+    }
+}
+
+/* One decimation-in-frequency stage: (a, b) -> (a + b, (a - b) root^(u n / 2H)) for the pair at offset u
+ * of each block of 2H. */
+static void stage_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    g1_tf *x = arg;
+    size_t lo = task * CK_BFLY_BLOCK, hi = block_end(lo, CK_BFLY_BLOCK, x->n / 2);
+    size_t H = x->half, stride = x->n / (2 * H);
+    for (size_t q = lo; q < hi; q++) {
+        size_t u = q % H, i = (q / H) * 2 * H + u, j = i + H;
+        cuzk_g1 a = x->x[i], b = x->x[j], nb, d;
+        cuzk_g1_add(&x->x[i], &a, &b);
+        cuzk_g1_neg(&nb, &b);
+        cuzk_g1_add(&d, &a, &nb);
+        if (u)
+            cuzk_g1_mul_fr(&x->x[j], &d, &x->tw[u * stride]);
+        else
+            x->x[j] = d;
+    }
+}
+
+static size_t rev_bits(size_t i, unsigned lg)
+{
+    size_t r = 0;
+    for (unsigned b = 0; b < lg; b++, i >>= 1)
+        r = (r << 1) | (i & 1);
+    return r;
+}
+
+/* Swaps the pairs (i, rev i) with i < rev i: disjoint, so the blocks run in parallel. */
+static void reverse_task(void *arg, size_t task, int worker)
+{
+    (void)worker;
+    g1_tf *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
+    for (size_t i = lo; i < hi; i++) {
+        size_t r = rev_bits(i, x->lg);
+        if (i < r) {
+            cuzk_g1 t = x->x[i];
+            x->x[i] = x->x[r];
+            x->x[r] = t;
+        }
+    }
+}
+
+static void affine_task(void *arg, size_t task, int worker)
+{
+    g1_tf *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
+    cuzk_g1_batch_to_affine(x->out + lo, x->x + lo, hi - lo, x->scratch + (size_t)worker * CK_PT_BLOCK);
+}
+
+/* out_j = sum_{t < n-1} root^(jt) c step^t src_t for j < n (affine), through x (n Jacobian points). */
+static void g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *src, const cuzk_fr *c,
+                         const cuzk_fr *step, g1_tf *x, ck_progress *pr, cuzk_pool *pool)
+{
+    size_t n = x->n, pts = (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK;
+    x->src = src, x->c = *c, x->step = *step;
+    cuzk_pool_run(pool, pts, scale_task, x);
+    progress_add(pr, n - 1);
+    for (x->half = n / 2; x->half >= 1; x->half /= 2) {
+        cuzk_pool_run(pool, (n / 2 + CK_BFLY_BLOCK - 1) / CK_BFLY_BLOCK, stage_task, x);
+        progress_add(pr, n / 2 - n / (2 * x->half));
+    }
+    cuzk_pool_run(pool, pts, reverse_task, x);
+    x->out = out;
+    cuzk_pool_run(pool, pts, affine_task, x);
+}
+
+/* The multiplications of one transform (the progress units): the scaling, then per stage of half-size H
+ * the butterflies whose twiddle is not 1. */
+static uint64_t transform_units(size_t n)
+{
+    uint64_t u = n - 1;
+    for (size_t H = n / 2; H >= 1; H /= 2)
+        u += n / 2 - n / (2 * H);
+    return u;
+}
+
+/* ---- the column sums of C ---------------------------------------------------------------- */
+
+typedef struct {
+    const cuzk_cs *cs;
+    const uint64_t *colptr; /* nv + 1 */
+    const uint32_t *rows;   /* C's terms by column: their rows ... */
+    const uint64_t *terms;  /* ... and their term indices (for the coefficient) */
+    const cuzk_g1_affine *q, *l_old;
+    cuzk_g1_affine *l_new;
+    cuzk_fr minus_one;
+    cuzk_g1 *jac;     /* CK_VAR_BLOCK a worker */
+    cuzk_fp *scratch; /* CK_VAR_BLOCK a worker */
+    size_t nv, nin;
+} col_ctx;
+
+static void column_task(void *arg, size_t task, int worker)
+{
+    col_ctx *x = arg;
+    size_t lo = task * CK_VAR_BLOCK, hi = block_end(lo, CK_VAR_BLOCK, x->nv);
+    cuzk_g1 *jac = x->jac + (size_t)worker * CK_VAR_BLOCK;
+    for (size_t i = lo; i < hi; i++) {
+        cuzk_g1 s, t, u;
+        cuzk_g1_set_identity(&s);
+        for (uint64_t k = x->colptr[i]; k < x->colptr[i + 1]; k++) {
+            const cuzk_fr *coef = cuzk_csr_coef(&x->cs->c, x->terms[k]);
+            const cuzk_g1_affine *p = &x->q[x->rows[k]];
+            if (cuzk_fr_is_one(coef)) {
+                cuzk_g1_add_affine(&t, &s, p);
+            } else if (cuzk_fr_eq(coef, &x->minus_one)) {
+                cuzk_g1_affine np;
+                cuzk_g1_affine_neg(&np, p);
+                cuzk_g1_add_affine(&t, &s, &np);
+            } else {
+                cuzk_g1_from_affine(&u, p);
+                cuzk_g1_mul_fr(&u, &u, coef);
+                cuzk_g1_add(&t, &s, &u);
+            }
+            s = t;
+        }
+        cuzk_g1_neg(&t, &s); /* -sum: the inputs' point; the aux add their old l */
+        if (i >= x->nin)
+            cuzk_g1_add_affine(&jac[i - lo], &t, &x->l_old[i - x->nin]);
+        else
+            jac[i - lo] = t;
+    }
+    cuzk_g1_batch_to_affine(x->l_new + lo, jac, hi - lo, x->scratch + (size_t)worker * CK_VAR_BLOCK);
+}
+
+/* C's terms of the circuit rows grouped by variable: colptr[i] .. colptr[i + 1] - 1 index rows and terms. */
+static int transpose_c(uint64_t **colptr, uint32_t **rows, uint64_t **terms, const cuzk_cs *cs, size_t nv)
+{
+    const cuzk_csr *c = &cs->c;
+    uint64_t nnz = cs->n_constraints ? c->row[cs->n_constraints] : 0;
+    *colptr = calloc(nv + 1, sizeof **colptr);
+    *rows = nnz ? malloc(nnz * sizeof **rows) : NULL;
+    *terms = nnz ? malloc(nnz * sizeof **terms) : NULL;
+    if (!*colptr || (nnz && (!*rows || !*terms)))
+        return CUZK_ENOMEM;
+    uint64_t *cp = *colptr;
+    for (uint64_t k = 0; k < nnz; k++)
+        cp[c->col[k] + 1]++;
+    for (size_t i = 0; i < nv; i++)
+        cp[i + 1] += cp[i];
+    uint64_t *fill = malloc((nv + 1) * sizeof *fill);
+    if (!fill)
+        return CUZK_ENOMEM;
+    memcpy(fill, cp, (nv + 1) * sizeof *fill);
+    for (size_t r = 0; r < cs->n_constraints; r++)
+        for (uint64_t k = c->row[r]; k < c->row[r + 1]; k++) {
+            uint64_t at = fill[c->col[k]]++;
+            (*rows)[at] = (uint32_t)r;
+            (*terms)[at] = k;
+        }
+    free(fill);
+    return CUZK_OK;
+}
+
+/* ---- the conversion ---------------------------------------------------------------------- */
+
+static int check_key(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, char *err, size_t errlen)
+{
+    if (pk->h_coset)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: the key is already in the coset form");
+    if (pk->n_h + 1 != m)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "coset key: the key has %zu h points but the circuit's domain of %zu rows needs %zu",
+                         pk->n_h, cs->n_constraints + cs->n_inputs, m - 1);
+    if (pk->n_l != cs->n_aux)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "coset key: the key has %zu l points but the circuit has %zu aux variables", pk->n_l,
+                         cs->n_aux);
+    if (pk->vk.n_ic != cs->n_inputs)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "coset key: the key has %zu ic points but the circuit has %zu inputs", pk->vk.n_ic,
+                         cs->n_inputs);
+    if ((pk->n_h && !pk->h) || (pk->n_l && !pk->l))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: the key's h or l points are missing");
+    return CUZK_OK;
+}
+
+int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
+                                 const cuzk_groth16_coset_opts *opts, cuzk_pool *pool, char *err,
+                                 size_t errlen)
+{
+    if (!pk)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: no key");
+    unsigned lg = 0;
+    int rc;
+    if ((rc = cuzk_setup_check_cs(cs, err, errlen)) || (rc = cuzk_groth16_domain_lg(&lg, cs, err, errlen)))
+        return rc;
+    if (lg > CUZK_NTT_MAX_LG)
+        return cuzk_fail(err, errlen, CUZK_ERANGE, "coset key: a domain of 2^%u is above the 2^%u supported",
+                         lg, CUZK_NTT_MAX_LG);
+    size_t m = (size_t)1 << lg, nin = cs->n_inputs, nv = nin + cs->n_aux;
+    if ((rc = check_key(pk, cs, m, err, errlen)))
+        return rc;
+
+    /* k / m, g^-1 and w^-1 (bellperson's domain and coset shift 7) */
+    cuzk_fr k, km, ginv, winv, one = CUZK_FR_ONE, t;
+    uint64_t e = m;
+    cuzk_fr_from_u64(&ginv, 7);
+    cuzk_fr_pow(&k, &ginv, &e, 1);
+    cuzk_fr_sub(&k, &k, &one);
+    cuzk_fr_inv(&k, &k);
+    cuzk_fr_from_u64(&t, m);
+    cuzk_fr_inv(&t, &t);
+    cuzk_fr_mul(&km, &k, &t);
+    cuzk_fr_inv(&ginv, &ginv);
+    if ((rc = cuzk_ntt_root_of_unity(&winv, lg, CUZK_NTT_BELLPERSON)))
+        return cuzk_fail(err, errlen, rc, "coset key: no root of unity of order 2^%u", lg);
+    cuzk_fr_inv(&winv, &winv);
+
+    int nw = cuzk_pool_size(pool);
+    uint64_t *colptr = NULL, *terms = NULL;
+    uint32_t *rows = NULL;
+    cuzk_g1_affine *h_new = calloc(m, sizeof *h_new), *q = calloc(m, sizeof *q), *l_new = NULL;
+    cuzk_g1 *jac = calloc(m, sizeof *jac);
+    cuzk_fr *tw = calloc(m / 2 > 0 ? m / 2 : 1, sizeof *tw);
+    size_t scr_n = (size_t)nw * (CK_PT_BLOCK > CK_VAR_BLOCK ? CK_PT_BLOCK : CK_VAR_BLOCK);
+    cuzk_fp *scratch = calloc(scr_n, sizeof *scratch);
+    cuzk_g1 *vjac = calloc((size_t)nw * CK_VAR_BLOCK, sizeof *vjac);
+    if (nv)
+        l_new = calloc(nv, sizeof *l_new);
+    if (!h_new || !q || !jac || !tw || !scratch || !vjac || (nv && !l_new) ||
+        transpose_c(&colptr, &rows, &terms, cs, nv)) {
+        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "coset key: out of memory for a domain of %zu points", m);
+        goto out;
+    }
+
+    uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0;
+    ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0,
+                      2 * transform_units(m) + nnz};
+    progress_add(&pr, 0);
+    g1_tf x = {.x = jac, .n = m, .tw = tw, .root = winv, .lg = lg, .scratch = scratch};
+    cuzk_pool_run(pool, (m / 2 + CK_PT_BLOCK - 1) / CK_PT_BLOCK, twiddle_task, &x);
+    g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool); /* h'_j */
+    g1_transform(q, pk->h, &km, &one, &x, &pr, pool);      /* Q_r */
+
+    col_ctx cx = {.cs = cs,
+                  .colptr = colptr,
+                  .rows = rows,
+                  .terms = terms,
+                  .q = q,
+                  .l_old = pk->l,
+                  .l_new = l_new,
+                  .jac = vjac,
+                  .scratch = scratch,
+                  .nv = nv,
+                  .nin = nin};
+    cuzk_fr_neg(&cx.minus_one, &one);
+    cuzk_pool_run(pool, (nv + CK_VAR_BLOCK - 1) / CK_VAR_BLOCK, column_task, &cx);
+    progress_add(&pr, nnz);
+
+    free(pk->h);
+    free(pk->l);
+    pk->h = h_new, pk->n_h = m;
+    pk->l = l_new, pk->n_l = nv;
+    pk->h_coset = true;
+    h_new = l_new = NULL;
+    rc = CUZK_OK;
+out:
+    free(h_new);
+    free(l_new);
+    free(q);
+    free(jac);
+    free(tw);
+    free(scratch);
+    free(vjac);
+    free(colptr);
+    free(rows);
+    free(terms);
+    return rc;
+}
