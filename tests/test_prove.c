@@ -771,7 +771,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     memcpy(conv.h, pk->h, pk->n_h * sizeof *conv.h);
     memcpy(conv.l, pk->l, pk->n_l * sizeof *conv.l);
     seen_progress sp = {0};
-    cuzk_groth16_coset_opts co = {note_progress, &sp};
+    cuzk_groth16_coset_opts co = {NULL, note_progress, &sp};
     char err[256] = "";
     int rc = cuzk_groth16_params_to_coset(&conv, cs, &co, POOLS[test_rand64() % NPOOLS], err, sizeof err);
     CHECK(rc == CUZK_OK && conv.h_coset && conv.n_h == m && conv.n_l == nv, "%s: conversion: rc %d (%s)",

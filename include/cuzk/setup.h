@@ -115,8 +115,21 @@ int cuzk_g2_fixed_base_mul(cuzk_g2_affine *out, const cuzk_fr *k, size_t n, unsi
  * with done = 0 and last with done = total. */
 typedef void (*cuzk_setup_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Options of cuzk_groth16_params_to_coset; a zeroed struct (or NULL) means no progress. */
+/* Where the two G1 transforms of cuzk_groth16_params_to_coset run (nearly all of its work): NULL = the CPU
+ * pool. g1_transform computes out_j = sum_{t < n-1} root^(jt) c step^t src_t for j < n, affine (the
+ * identity all-zero), for n a power of two and src holding n - 1 points; any implementation gives the same
+ * points. cuzk_gpu_coset_accel() (cuzk/gpu_setup.h) is the CUDA one. */
+typedef struct cuzk_coset_accel {
+    const char *name;
+    const void *ctx;
+    int (*g1_transform)(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
+                        const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
+                        char *err, size_t errlen);
+} cuzk_coset_accel;
+
+/* Options of cuzk_groth16_params_to_coset; a zeroed struct (or NULL) means the CPU and no progress. */
 typedef struct {
+    const cuzk_coset_accel *accel;   /* where the transforms run (NULL: the CPU) */
     cuzk_setup_progress_fn progress; /* units: scalar multiplications and C terms */
     void *progress_ctx;
 } cuzk_groth16_coset_opts;

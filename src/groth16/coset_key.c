@@ -316,31 +316,40 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         return cuzk_fail(err, errlen, rc, "coset key: no root of unity of order 2^%u", lg);
     cuzk_fr_inv(&winv, &winv);
 
+    const cuzk_coset_accel *accel = opts ? opts->accel : NULL;
     int nw = cuzk_pool_size(pool);
     uint64_t *colptr = NULL, *terms = NULL;
     uint32_t *rows = NULL;
     cuzk_g1_affine *h_new = calloc(m, sizeof *h_new), *q = calloc(m, sizeof *q), *l_new = NULL;
-    cuzk_g1 *jac = calloc(m, sizeof *jac);
-    cuzk_fr *tw = calloc(m / 2 > 0 ? m / 2 : 1, sizeof *tw);
+    cuzk_g1 *jac = accel ? NULL : calloc(m, sizeof *jac);
+    cuzk_fr *tw = accel ? NULL : calloc(m / 2 > 0 ? m / 2 : 1, sizeof *tw);
     size_t scr_n = (size_t)nw * (CK_PT_BLOCK > CK_VAR_BLOCK ? CK_PT_BLOCK : CK_VAR_BLOCK);
     cuzk_fp *scratch = calloc(scr_n, sizeof *scratch);
     cuzk_g1 *vjac = calloc((size_t)nw * CK_VAR_BLOCK, sizeof *vjac);
     if (nv)
         l_new = calloc(nv, sizeof *l_new);
-    if (!h_new || !q || !jac || !tw || !scratch || !vjac || (nv && !l_new) ||
+    if (!h_new || !q || (!accel && (!jac || !tw)) || !scratch || !vjac || (nv && !l_new) ||
         transpose_c(&colptr, &rows, &terms, cs, nv)) {
         rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "coset key: out of memory for a domain of %zu points", m);
         goto out;
     }
 
-    uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0;
-    ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0,
-                      2 * transform_units(m) + nnz};
+    uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m);
+    ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0, 2 * units + nnz};
     progress_add(&pr, 0);
-    g1_tf x = {.x = jac, .n = m, .tw = tw, .root = winv, .lg = lg, .scratch = scratch};
-    cuzk_pool_run(pool, (m / 2 + CK_PT_BLOCK - 1) / CK_PT_BLOCK, twiddle_task, &x);
-    g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool); /* h'_j */
-    g1_transform(q, pk->h, &km, &one, &x, &pr, pool);      /* Q_r */
+    if (accel) { /* h'_j, then Q_r */
+        if ((rc = accel->g1_transform(accel->ctx, h_new, pk->h, m, &km, &ginv, &winv, pool, err, errlen)))
+            goto out;
+        progress_add(&pr, units);
+        if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
+            goto out;
+        progress_add(&pr, units);
+    } else {
+        g1_tf x = {.x = jac, .n = m, .tw = tw, .root = winv, .lg = lg, .scratch = scratch};
+        cuzk_pool_run(pool, (m / 2 + CK_PT_BLOCK - 1) / CK_PT_BLOCK, twiddle_task, &x);
+        g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool);
+        g1_transform(q, pk->h, &km, &one, &x, &pr, pool);
+    }
 
     col_ctx cx = {.cs = cs,
                   .colptr = colptr,
