@@ -435,6 +435,102 @@ static int read_bytes(const uint8_t *buf, size_t len, unsigned flags, cuzk_pool 
     return rc;
 }
 
+/* Coset key files (cuzk/params.h): a random key in the coset form (8 h points, l over 3 inputs and 5 aux
+ * with the identity at input 1) round trips under every flag set and thread count, its bytes are the
+ * 16-byte header then the .params layout; the writers refuse the other form each;
+ * a bad version, h of 6 points, l shorter than ic, the identity in h and every truncation are refused,
+ * and a .params is still read in bellperson's form. */
+static void test_coset_file(cuzk_pool *pool)
+{
+    cuzk_groth16_params p, q;
+    make_params(&p, 3, 8, 8, 4, 3);
+    p.h_coset = true;
+    memset(&p.l[1], 0, sizeof p.l[1]);
+    char path[256], ppath[256];
+    path_in(path, sizeof path, "k.coset");
+    path_in(ppath, sizeof ppath, "k.params");
+    int rc = cuzk_params_write(ppath, &p, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "coset key file") && !file_exists(ppath),
+          "a coset key written as .params: rc %d (%s)", rc, err);
+    rc = cuzk_coset_key_write(path, &p, err, sizeof err);
+    CHECK(rc == CUZK_OK, "coset key write: %s", err);
+    size_t len = 0;
+    uint8_t *f = test_read_file(path, &len);
+    CHECK(f && len == 16 + formula_size(&p) && !memcmp(f, "cuzk coset key\n\1", 16),
+          "coset key file: %zu bytes, header %s", len, f ? "differs" : "unread");
+    if (f && len > 16)
+        check_layout(f + 16, len - 16, &p);
+    unsigned flagsets[] = {0, CUZK_PARAMS_CHECK_CURVE, CUZK_PARAMS_CHECK_GROUP};
+    for (size_t i = 0; i < 3; i++)
+        for (int t = 0; t < 2; t++) {
+            rc = cuzk_params_read(path, &q, flagsets[i], t ? pool : NULL, err, sizeof err);
+            CHECK(rc == CUZK_OK && q.h_coset && params_eq(&p, &q), "coset read flags %u threads %d: rc %d %s",
+                  flagsets[i], t ? 2 : 1, rc, err);
+            cuzk_groth16_params_free(&q);
+        }
+    cuzk_params_summary sum;
+    rc = cuzk_params_info(path, &sum, err, sizeof err);
+    CHECK(rc == CUZK_OK && sum.coset && sum.n_h == 8 && sum.n_l == 8 && sum.file_size == len,
+          "coset key info: rc %d coset %d h %u", rc, sum.coset, sum.n_h);
+
+    if (f && len > 16) {
+        uint8_t *g = malloc(len);
+        memcpy(g, f, len);
+        g[15] = 2;
+        rc = read_bytes(g, len, 0, NULL, NULL);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "version 2"), "coset key version 2: rc %d (%s)", rc, err);
+        for (size_t cut = 0; cut < len; cut += 1 + cut / 7) {
+            rc = read_bytes(f, cut, CUZK_PARAMS_CHECK_CURVE, pool, NULL);
+            CHECK(rc != CUZK_OK, "coset key cut to %zu of %zu bytes: read", cut, len);
+        }
+        offsets o = table_offsets(&p);
+        memcpy(g, f, len); /* the identity in h */
+        memset(g + 16 + o.h + 4 + 96, 0, 96);
+        g[16 + o.h + 4 + 96] = 0x40;
+        rc = read_bytes(g, len, CUZK_PARAMS_CHECK_CURVE, NULL, NULL);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "h[1]") && strstr(err, "infinity"),
+              "identity in h: rc %d (%s)", rc, err);
+        free(g);
+    }
+    free(f);
+    /* shapes the coset form cannot have */
+    p.n_h = 6;
+    rc = cuzk_coset_key_write(path, &p, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "2^k h points"), "coset key with 6 h points written: rc %d (%s)",
+          rc, err);
+    p.n_h = 8, p.n_l = 2;
+    rc = cuzk_coset_key_write(path, &p, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL, "coset key with l shorter than ic written: rc %d (%s)", rc, err);
+    p.n_l = 8;
+    /* a file of the shape, made by hand: the layout's own checks */
+    {
+        cuzk_groth16_params b;
+        make_params(&b, 3, 6, 8, 4, 3); /* bellperson's form, 6 h points */
+        rc = cuzk_params_write(ppath, &b, err, sizeof err);
+        CHECK(rc == CUZK_OK, "write: %s", err);
+        size_t blen = 0;
+        uint8_t *bf = test_read_file(ppath, &blen), *g = malloc(blen + 16);
+        memcpy(g, "cuzk coset key\n\1", 16);
+        memcpy(g + 16, bf, blen);
+        rc = read_bytes(g, blen + 16, 0, NULL, NULL);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "not a power of two"),
+              "coset key with 6 h points read: rc %d (%s)", rc, err);
+        rc = cuzk_params_read(ppath, &q, 0, NULL, err, sizeof err);
+        CHECK(rc == CUZK_OK && !q.h_coset && params_eq(&b, &q),
+              "the .params still reads in bellperson's form: %s", err);
+        cuzk_groth16_params_free(&q);
+        b.h_coset = false;
+        rc = cuzk_coset_key_write(path, &b, err, sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "bellperson's form"),
+              "a bellperson key as a coset file: rc %d (%s)", rc, err);
+        free(bf), free(g);
+        cuzk_groth16_params_free(&b);
+    }
+    cuzk_groth16_params_free(&p);
+    unlink(path);
+    unlink(ppath);
+}
+
 static void test_truncation(cuzk_pool *pool)
 {
     cuzk_groth16_params p, q;
@@ -906,6 +1002,7 @@ int main(void)
     cuzk_pool *pool = cuzk_pool_new(2);
     CHECK(pool != NULL, "pool");
     test_roundtrip(pool);
+    test_coset_file(pool);
     test_worked_example();
     test_vk();
     test_truncation(pool);

@@ -26,6 +26,15 @@
  * above 2^32 - 1) and replace the destination atomically: the bytes go to
  * `<path>.tmp.<pid>`, which is fsynced and renamed over path, so a crash never
  * leaves a partial file at path; on error the temporary file is removed.
+ *
+ * Coset key files hold a key in the coset form (cuzk/groth16.h; made by
+ * cuzk_groth16_params_to_coset from a .params key, docs/design/022), which
+ * bellperson's layout cannot: 16 bytes "cuzk coset key
+" and a version byte
+ * (1), then the .params layout with h of m = 2^k points and l of one point
+ * per variable, inputs first, where the identity may appear (an input that
+ * no C term uses). Only cuzk reads them. The key readers below take either
+ * kind of file and set h_coset for a coset key.
  */
 #ifndef CUZK_PARAMS_H
 #define CUZK_PARAMS_H
@@ -70,12 +79,14 @@ typedef struct {
 typedef struct {
     uint64_t file_size;
     bool vk_only; /* the file ends right after ic: a .vk file (the other counts are 0) */
+    bool coset;   /* a coset key file (the header above; offsets count from the file's start) */
     uint32_t n_ic, n_h, n_l, n_a, n_b_g1, n_b_g2;
     /* byte offset of each vector's first point (of where it would be, when empty) */
     uint64_t off_ic, off_h, off_l, off_a, off_b_g1, off_b_g2;
 } cuzk_params_summary;
 
-/* Reads a .params file into *out (owned by the caller; free with cuzk_groth16_params_free). */
+/* Reads a .params file, or a coset key file (h_coset set), into *out (owned by the caller; free with
+ * cuzk_groth16_params_free). */
 int cuzk_params_read(const char *path, cuzk_groth16_params *out, unsigned flags, cuzk_pool *pool, char *err,
                      size_t errlen);
 /* cuzk_params_read with a progress callback; opts may be NULL. */
@@ -91,6 +102,10 @@ int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t
  * programs that create their outputs before long work, or must replace two files together. A key that
  * fails validation writes nothing; a failed write is reported by the commit. */
 int cuzk_params_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen);
+/* A key in the coset form as a coset key file at path (atomically), or into an open outfile; a key in
+ * bellperson's form is refused (CUZK_EINVAL), as cuzk_params_write refuses one in the coset form. */
+int cuzk_coset_key_write(const char *path, const cuzk_groth16_params *params, char *err, size_t errlen);
+int cuzk_coset_key_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen);
 int cuzk_vk_write_to(cuzk_outfile *out, const cuzk_groth16_vk *vk, char *err, size_t errlen);
 /* Reads only the length words of a .params (or .vk) file, seeking over the points, and checks that
  * they account for every byte of the file. */

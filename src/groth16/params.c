@@ -86,7 +86,14 @@ typedef struct {
     uint64_t n[NSEC];   /* point count (1 for the fixed points) */
     int nsec;           /* sections present: SEC_IC + 1 for a .vk, NSEC for a .params */
     uint64_t size;
+    bool coset; /* a coset key file: the header below, then the layout */
 } layout;
+
+/* A coset key file (cuzk/params.h) starts with these 16 bytes: "cuzk coset key", a newline and the
+ * version. A .params file cannot start with them: 'c' (0x63) sets the compression and infinity flags
+ * that an uncompressed point never has. */
+static const uint8_t COSET_MAGIC[16] = {'c', 'u', 'z', 'k', ' ', 'c', 'o',  's',
+                                        'e', 't', ' ', 'k', 'e', 'y', '\n', 1};
 
 /* Where the length words come from: a mapping, or a descriptor read with pread. */
 typedef struct {
@@ -115,23 +122,32 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* n bytes at off, which the caller has checked lie inside the file. */
+static int source_bytes(const source *src, uint64_t off, uint8_t *b, size_t n, const char *kind, char *err,
+                        size_t errlen)
+{
+    if (src->data) {
+        memcpy(b, src->data + off, n);
+        return CUZK_OK;
+    }
+    ssize_t got;
+    do
+        got = pread(src->fd, b, n, (off_t)off);
+    while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)n)
+        return cuzk_fail(err, errlen, CUZK_EIO, "%s: cannot read %zu bytes at offset %llu: %s", kind, n,
+                         (unsigned long long)off, got < 0 ? strerror(errno) : "short read");
+    return CUZK_OK;
+}
+
 static int source_u32(const source *src, uint64_t off, uint32_t *v, const char *kind, char *err,
                       size_t errlen)
 {
     uint8_t b[4];
-    if (src->data) {
-        memcpy(b, src->data + off, 4);
-    } else {
-        ssize_t got;
-        do
-            got = pread(src->fd, b, 4, (off_t)off);
-        while (got < 0 && errno == EINTR);
-        if (got != 4)
-            return cuzk_fail(err, errlen, CUZK_EIO, "%s: cannot read 4 bytes at offset %llu: %s", kind,
-                             (unsigned long long)off, got < 0 ? strerror(errno) : "short read");
-    }
-    *v = be32(b);
-    return CUZK_OK;
+    int rc = source_bytes(src, off, b, 4, kind, err, errlen);
+    if (rc == CUZK_OK)
+        *v = be32(b);
+    return rc;
 }
 
 static int truncated(const char *kind, const char *what, uint64_t need, uint64_t pos, uint64_t size,
@@ -155,6 +171,20 @@ static int parse_layout(const source *src, const char *kind, want_kind want, lay
     uint64_t size = src->size, pos = 0;
     int nsec = NSEC;
     L->size = size;
+    if (size >= sizeof COSET_MAGIC) {
+        uint8_t head[sizeof COSET_MAGIC];
+        int rc = source_bytes(src, 0, head, sizeof head, kind, err, errlen);
+        if (rc)
+            return rc;
+        if (!memcmp(head, COSET_MAGIC, sizeof head - 1)) {
+            if (head[sizeof head - 1] != COSET_MAGIC[sizeof head - 1])
+                return cuzk_fail(err, errlen, CUZK_EINVAL,
+                                 "%s: a coset key file of version %u (this build reads %u)", kind,
+                                 head[sizeof head - 1], COSET_MAGIC[sizeof head - 1]);
+            L->coset = true;
+            pos = sizeof COSET_MAGIC;
+        }
+    }
     for (int s = 0; s < NSEC; s++) {
         uint64_t stride = stride_of(s);
         if (!SECTIONS[s].vec) {
@@ -202,6 +232,19 @@ static int parse_layout(const source *src, const char *kind, want_kind want, lay
         }
     }
     L->nsec = nsec;
+    if (L->coset && nsec == NSEC) { /* the coset form: m = 2^k h points, l over the inputs and the aux */
+        uint64_t nh = L->n[SEC_H];
+        if (nh == 0 || (nh & (nh - 1)))
+            return cuzk_fail(err, errlen, CUZK_EINVAL,
+                             "%s: a coset key's h has %llu points, not a power of two (the domain's size)",
+                             kind, (unsigned long long)nh);
+        if (L->n[SEC_L] < L->n[SEC_IC])
+            return cuzk_fail(
+                err, errlen, CUZK_EINVAL,
+                "%s: a coset key's l has %llu points, fewer than its %llu inputs (it covers every "
+                "variable)",
+                kind, (unsigned long long)L->n[SEC_L], (unsigned long long)L->n[SEC_IC]);
+    }
     if (pos != size)
         return cuzk_fail(
             err, errlen, CUZK_EINVAL,
@@ -245,15 +288,21 @@ static int decode_coords(cuzk_fp *out, int nfp, const uint8_t *in, char *msg, si
     return zero ? CUZK_ENOTONCURVE : CUZK_OK;
 }
 
-static int decode_g1(cuzk_g1_affine *out, const uint8_t *in, unsigned flags, char *msg, size_t msglen)
+/* id_ok: the identity is a valid point here (a coset key's l). */
+static int decode_g1(cuzk_g1_affine *out, const uint8_t *in, unsigned flags, bool id_ok, char *msg,
+                     size_t msglen)
 {
     if (flags & (CUZK_PARAMS_CHECK_CURVE | CUZK_PARAMS_CHECK_GROUP)) {
-        unsigned df =
-            CUZK_DECODE_REJECT_IDENTITY | (flags & CUZK_PARAMS_CHECK_GROUP ? CUZK_DECODE_CHECK_GROUP : 0);
+        unsigned df = (id_ok ? 0 : CUZK_DECODE_REJECT_IDENTITY) |
+                      (flags & CUZK_PARAMS_CHECK_GROUP ? CUZK_DECODE_CHECK_GROUP : 0);
         return cuzk_g1_deserialize(out, in, df, msg, msglen);
     }
     cuzk_fp c[2];
     int rc = decode_coords(c, 2, in, msg, msglen);
+    if (rc == CUZK_EINVAL && id_ok) {
+        memset(out, 0, sizeof *out);
+        return CUZK_OK;
+    }
     if (rc == CUZK_OK) {
         out->x = c[0];
         out->y = c[1];
@@ -285,7 +334,8 @@ typedef struct {
     const layout *L;
     void *dst[NSEC];
     unsigned flags;
-    uint64_t unit_pts[NSEC];       /* points per unit in each section */
+    bool l_id_ok;            /* a coset key: its l may hold the identity (an input that no C term uses) */
+    uint64_t unit_pts[NSEC]; /* points per unit in each section */
     uint64_t unit_start[NSEC + 1]; /* first unit index of each section; [NSEC] = total */
     uint64_t batch_first;          /* first unit of the running batch */
     atomic_uint_fast64_t fail_off; /* offset of the earliest failure seen, UINT64_MAX if none */
@@ -365,7 +415,8 @@ static void decode_task(void *arg, size_t task, int worker)
         why[0] = 0;
         const uint8_t *in = c->data + off;
         int rc = SECTIONS[s].g2 ? decode_g2((cuzk_g2_affine *)c->dst[s] + i, in, c->flags, why, sizeof why)
-                                : decode_g1((cuzk_g1_affine *)c->dst[s] + i, in, c->flags, why, sizeof why);
+                                : decode_g1((cuzk_g1_affine *)c->dst[s] + i, in, c->flags,
+                                            c->l_id_ok && s == SEC_L, why, sizeof why);
         if (rc) {
             record_failure(c, s, i, off, rc, why);
             return;
@@ -493,6 +544,7 @@ static int alloc_key(cuzk_groth16_params *p, const layout *L, const char *kind, 
     p->b_g1 = vec[SEC_B_G1];
     p->b_g2 = vec[SEC_B_G2];
     if (L->nsec == NSEC) {
+        p->h_coset = L->coset;
         p->n_h = (size_t)L->n[SEC_H];
         p->n_l = (size_t)L->n[SEC_L];
         p->n_a = (size_t)L->n[SEC_A];
@@ -518,6 +570,7 @@ static int load(cuzk_groth16_params *p, const file_map *m, const char *kind, wan
     c.data = m->map;
     c.L = &L;
     c.flags = opts ? opts->flags : 0;
+    c.l_id_ok = L.coset;
     void *dst[NSEC] = {&p->vk.alpha_g1,
                        &p->vk.beta_g1,
                        &p->vk.beta_g2,
@@ -591,6 +644,7 @@ int cuzk_params_info(const char *path, cuzk_params_summary *out, char *err, size
         return rc;
     out->file_size = L.size;
     out->vk_only = L.nsec != NSEC;
+    out->coset = L.coset;
     out->n_ic = (uint32_t)L.n[SEC_IC];
     out->off_ic = L.off[SEC_IC];
     if (!out->vk_only) {
@@ -631,8 +685,9 @@ static uint8_t *w_reserve(writer *w, size_t n)
     return p;
 }
 
-/* Every point must be encodable as something the readers accept. */
-static int check_section(const char *kind, int sec, const void *pts, size_t n, char *err, size_t errlen)
+/* Every point must be encodable as something the readers accept (id_ok: the identity is, here). */
+static int check_section(const char *kind, int sec, const void *pts, size_t n, bool id_ok, char *err,
+                         size_t errlen)
 {
     if (n > UINT32_MAX)
         return cuzk_fail(err, errlen, CUZK_ERANGE,
@@ -641,7 +696,7 @@ static int check_section(const char *kind, int sec, const void *pts, size_t n, c
     if (n && !pts)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "%s write: %s has %zu points but no array", kind,
                          SECTIONS[sec].name, n);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !id_ok; i++) {
         bool id = SECTIONS[sec].g2 ? cuzk_g2_affine_is_identity((const cuzk_g2_affine *)pts + i)
                                    : cuzk_g1_affine_is_identity((const cuzk_g1_affine *)pts + i);
         if (id) {
@@ -689,8 +744,14 @@ static int write_to(cuzk_outfile *o, const char *kind, const cuzk_groth16_vk *vk
     if (vk->n_ic == 0)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "%s write: ic is empty (a verifying key needs ic[0])",
                          kind);
+    bool coset = p && p->h_coset;
+    if (coset && (p->n_h == 0 || (p->n_h & (p->n_h - 1)) || p->n_l < vk->n_ic))
+        return cuzk_fail(
+            err, errlen, CUZK_EINVAL,
+            "%s write: a coset key needs 2^k h points and l over every variable (has %zu and %zu)", kind,
+            p->n_h, p->n_l);
     for (int s = 0; s < nsec; s++) {
-        int rc = check_section(kind, s, pts[s], n[s], err, errlen);
+        int rc = check_section(kind, s, pts[s], n[s], coset && s == SEC_L, err, errlen);
         if (rc)
             return rc;
     }
@@ -699,6 +760,8 @@ static int write_to(cuzk_outfile *o, const char *kind, const cuzk_groth16_vk *vk
         return cuzk_fail(err, errlen, CUZK_ENOMEM, "%s write: out of memory", kind);
     w->out = o;
     w->n = 0;
+    if (coset)
+        memcpy(w_reserve(w, sizeof COSET_MAGIC), COSET_MAGIC, sizeof COSET_MAGIC);
     for (int s = 0; s < nsec; s++)
         write_section(w, s, pts[s], n[s]);
     w_flush(w);
@@ -722,19 +785,45 @@ static int write_file(const char *path, const char *kind, const cuzk_groth16_vk 
     return rc;
 }
 
-/* bellperson's layout has no place for the coset form's m h points and its l over every variable */
-static int coset_refused(char *err, size_t errlen)
+/* bellperson's layout has no place for the coset form's m h points and its l over every variable, and a
+ * coset key file is no bellperson key */
+static int form_refused(bool coset, char *err, size_t errlen)
 {
+    if (coset)
+        return cuzk_fail(
+            err, errlen, CUZK_EINVAL,
+            "params: a key in the coset form has no .params layout (its h and l are other points "
+            "than bellperson's); write it as a coset key file (cuzk_coset_key_write)");
     return cuzk_fail(err, errlen, CUZK_EINVAL,
-                     "params: a key in the coset form has no .params layout (its h and l are other points "
-                     "than bellperson's); write the key made without it");
+                     "coset key: the key is in bellperson's form: write it as .params, or convert it first "
+                     "(cuzk_groth16_params_to_coset)");
 }
 
 int cuzk_params_write(const char *path, const cuzk_groth16_params *params, char *err, size_t errlen)
 {
-    if (params && params->h_coset)
-        return coset_refused(err, errlen);
+    if (!params)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "params write: no key");
+    if (params->h_coset)
+        return form_refused(true, err, errlen);
     return write_file(path, "params", &params->vk, params, err, errlen);
+}
+
+int cuzk_coset_key_write(const char *path, const cuzk_groth16_params *params, char *err, size_t errlen)
+{
+    if (!params)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key write: no key");
+    if (!params->h_coset)
+        return form_refused(false, err, errlen);
+    return write_file(path, "coset key", &params->vk, params, err, errlen);
+}
+
+int cuzk_coset_key_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen)
+{
+    if (!params)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key write: no key");
+    if (!params->h_coset)
+        return form_refused(false, err, errlen);
+    return write_to(out, "coset key", &params->vk, params, err, errlen);
 }
 
 int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t errlen)
@@ -744,8 +833,10 @@ int cuzk_vk_write(const char *path, const cuzk_groth16_vk *vk, char *err, size_t
 
 int cuzk_params_write_to(cuzk_outfile *out, const cuzk_groth16_params *params, char *err, size_t errlen)
 {
-    if (params && params->h_coset)
-        return coset_refused(err, errlen);
+    if (!params)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "params write: no key");
+    if (params->h_coset)
+        return form_refused(true, err, errlen);
     return write_to(out, "params", &params->vk, params, err, errlen);
 }
 
