@@ -40,6 +40,9 @@ mkdir -p "$seeds"
 if [ -x build-fuzz/cuzk ]; then
   build-fuzz/cuzk setup tests/fixtures/bits/circuit.r1cs "$seeds/bits.params" "$seeds/bits.vk" >/dev/null 2>&1 ||
     echo "fuzz: cuzk setup failed; fuzz_params starts from an empty corpus"
+  # and a coset key file (docs/design/022), whose header and identity points take other paths
+  [ -f "$seeds/bits.params" ] && { build-fuzz/cuzk coset-key "$seeds/bits.params" tests/fixtures/bits/circuit.r1cs \
+    "$seeds/bits.coset" --threads 1 >/dev/null 2>&1 || echo "fuzz: cuzk coset-key failed; no coset key seed"; }
 fi
 
 # fuzz_rpc_server writes its seed connections (well-formed HTTP/2 calls made with nghttp2's client) here

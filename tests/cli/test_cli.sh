@@ -17,7 +17,7 @@ cli_init "$@"
 check_usage() {
     run "$CUZK" --help
     expect 0 "cuzk --help"
-    for c in prove verify setup prove-params verify-params inspect; do
+    for c in prove verify setup prove-params verify-params coset-key inspect; do
         grep -q "^  $c " "$TMP/stdout" || fail "cuzk --help does not list $c"
     done
     run "$CUZK" --version
@@ -35,6 +35,7 @@ check_usage() {
         [setup]='<circuit.r1cs> <out.params> \[<out.vk>\]'
         [prove-params]='<key.params> <circuit.r1cs> <witness.wtns> <proof.bin>'
         [verify-params]='<key.vk\|key.params> <witness.wtns\|public.json> <proof.bin>'
+        [coset-key]='<key.params> <circuit.r1cs> <key.coset>'
         [inspect]='<file>'
     )
     for c in "${!synopsis[@]}"; do
@@ -51,7 +52,7 @@ check_usage() {
         run "$CUZK" "$c" --no-such-flag x
         expect 2 "$c with an unknown option: exit 2"
     done
-    for c in prove setup prove-params verify-params inspect; do
+    for c in prove setup prove-params verify-params coset-key inspect; do
         grep -q -- '--threads' <("$CUZK" "$c" --help) || fail "$c --help lacks --threads"
     done
 

@@ -7,7 +7,8 @@
 # snarkjs's public.json. A tampered public input and a proof made under another key are rejected
 # (exit 1, INVALID); corrupted proof bytes are malformed (exit 2). `cuzk inspect` recognizes the
 # three files; a .params with one corrupted point passes the default inspection (length words
-# only), fails --deep (exit 1), and cannot be proved with (points are checked on load).
+# only), fails --deep (exit 1), and cannot be proved with (points are checked on load). `cuzk coset-key`
+# converts the key to the coset form, whose proofs verify under the same .vk (check_coset_key).
 # Usage: bash tests/cli/test_cli_params.sh <build-dir>
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -116,6 +117,38 @@ check_fixture() {
     run "$CUZK" prove-params "$o/bad.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/out/proof.bin"
     expect_error "$f: prove-params refuses a .params with a bad point"
     expect_empty_dir "$o/out" "$f: ... and writes nothing"
+    check_coset_key "$f" "$d" "$o"
+}
+
+# cuzk coset-key: the key in the coset form (docs/design/022) proves proofs that verify under the same
+# .vk, on every device this build and machine offer; inspect names it; a coset key, a key of another
+# circuit and a key with a bad point are refused and leave nothing behind.
+check_coset_key() {
+    local f=$1 d=$2 o=$3 other=$FIX/bits dev
+    [ "$f" = bits ] && other=$FIX/mixer
+    run "$CUZK" coset-key "$o/key.params" "$d/circuit.r1cs" "$o/key.coset" --threads 2 --progress --verbose
+    expect 0 "$f: coset-key"
+    expect_err 'converting: 100%' "$f: coset-key shows its progress"
+    expect_err 'timing .*load .* convert .* write' "$f: coset-key --verbose prints timings"
+    run "$CUZK" inspect "$o/key.coset" --deep
+    expect 0 "$f: inspect --deep of the coset key: valid"
+    expect_out 'cuzk coset key' "$f: inspect names the coset key"
+    for dev in cpu auto; do
+        run "$CUZK" prove-params "$o/key.coset" "$d/circuit.r1cs" "$d/witness.wtns" "$o/coset.bin" --threads 2 \
+            --device "$dev"
+        expect 0 "$f: prove-params with the coset key (--device $dev)"
+        run "$CUZK" verify-params "$o/key.vk" "$d/witness.wtns" "$o/coset.bin"
+        expect 0 "$f: ... its proof verifies under the .vk"
+    done
+    mkdir -p "$o/cout"
+    run "$CUZK" coset-key "$o/key.coset" "$d/circuit.r1cs" "$o/cout/x.coset"
+    expect_error "$f: coset-key refuses a coset key"
+    expect_err 'already a coset key' "$f: ... and says so"
+    run "$CUZK" coset-key "$o/key.params" "$other/circuit.r1cs" "$o/cout/x.coset"
+    expect_error "$f: coset-key refuses the key of another circuit"
+    run "$CUZK" coset-key "$o/bad.params" "$d/circuit.r1cs" "$o/cout/x.coset"
+    expect_error "$f: coset-key refuses a .params with a bad point"
+    expect_empty_dir "$o/cout" "$f: ... and the refusals leave nothing behind"
 }
 
 for f in "${FIXTURES[@]}"; do

@@ -8,11 +8,12 @@
  * through /proc/self/fd/N. Nothing touches the disk and nothing accumulates
  * between inputs. Every input goes to cuzk_params_info, cuzk_vk_read and
  * cuzk_params_read, the two readers under each point-check level (0, CURVE,
- * GROUP). Seed with a small .params and .vk (scripts/fuzz.sh makes them with
- * `cuzk setup`). Properties checked besides memory safety:
+ * GROUP). Seed with a small .params, .vk and coset key file (scripts/fuzz.sh
+ * makes them with `cuzk setup` and `cuzk coset-key`). Properties checked
+ * besides memory safety:
  *   - a failure comes with a message and leaves the output zeroed;
  *   - a stricter check level never accepts what a looser one rejects;
- *   - what a reader accepts agrees with cuzk_params_info: the same counts, and
+ *   - what a reader accepts agrees with cuzk_params_info: the same counts and form, and
  *     a .vk is accepted by cuzk_vk_read exactly when info says vk_only.
  */
 #define _GNU_SOURCE
@@ -101,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             require(prev == CUZK_OK && info_rc == CUZK_OK);
             require(pk.vk.n_ic == s.n_ic && pk.n_h == s.n_h && pk.n_l == s.n_l && pk.n_a == s.n_a &&
-                    pk.n_b == s.n_b_g1 && pk.n_b == s.n_b_g2);
+                    pk.n_b == s.n_b_g1 && pk.n_b == s.n_b_g2 && pk.h_coset == s.coset);
         }
         prev = rc;
         cuzk_groth16_params_free(&pk);

@@ -73,7 +73,7 @@ struct cli_command {
 };
 
 extern const cli_command cli_cmd_prove, cli_cmd_verify, cli_cmd_setup, cli_cmd_prove_params,
-    cli_cmd_verify_params, cli_cmd_inspect;
+    cli_cmd_verify_params, cli_cmd_coset_key, cli_cmd_inspect;
 
 /* ---- messages ---------------------------------------------------------------------- */
 

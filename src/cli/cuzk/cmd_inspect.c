@@ -285,6 +285,7 @@ static int inspect_params(const inspect_ctx *c, const cuzk_params_summary *s)
     int rc = CUZK_OK;
     const char *checked;
     kind_line(c, s->vk_only ? "bellperson Groth16 verifying key (.vk)"
+                 : s->coset ? "cuzk coset key (a .params key in the coset form: `cuzk coset-key`)"
                             : "bellperson Groth16 proving key (.params)");
     field("public inputs", "%u (ic has %u points, ONE included)", s->n_ic ? s->n_ic - 1 : 0, s->n_ic);
     if (s->vk_only) {
@@ -294,8 +295,13 @@ static int inspect_params(const inspect_ctx *c, const cuzk_params_summary *s)
         cuzk_groth16_vk_free(&vk);
         checked = "every point on its curve and in the subgroup";
     } else {
-        field("domain", "%llu (h has %u points)", (unsigned long long)s->n_h + 1, s->n_h);
-        field("aux variables", "%u (l)", s->n_l);
+        if (s->coset) { /* h over the coset's Lagrange basis, l over every variable */
+            field("domain", "%u (h has %u points)", s->n_h, s->n_h);
+            field("aux variables", "%u (l has %u points, inputs included)", s->n_l - s->n_ic, s->n_l);
+        } else {
+            field("domain", "%llu (h has %u points)", (unsigned long long)s->n_h + 1, s->n_h);
+            field("aux variables", "%u (l)", s->n_l);
+        }
         field("query sizes", "a %u, b_g1 %u, b_g2 %u", s->n_a, s->n_b_g1, s->n_b_g2);
         checked = "length words; --deep checks every point";
         if (c->a->deep) {

@@ -22,8 +22,8 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
-    &cli_cmd_prove,        &cli_cmd_verify,        &cli_cmd_setup,
-    &cli_cmd_prove_params, &cli_cmd_verify_params, &cli_cmd_inspect,
+    &cli_cmd_prove,         &cli_cmd_verify,    &cli_cmd_setup,   &cli_cmd_prove_params,
+    &cli_cmd_verify_params, &cli_cmd_coset_key, &cli_cmd_inspect,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
