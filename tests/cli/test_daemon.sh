@@ -18,9 +18,11 @@ if [ ! -d "$TD/node_modules/@grpc/grpc-js" ] || ! command -v node >/dev/null 2>&
     exit 1
 fi
 
-# keys for the `bits` fixture (not a ceremony: testing only)
+# keys for the `bits` fixture (not a ceremony: testing only), and the same key in the coset form
 run "$CUZK" setup "$FIX/bits/circuit.r1cs" "$TMP/bits.params" "$TMP/bits.vk"
 expect 0 "cuzk setup makes the bits key"
+run "$CUZK" coset-key "$TMP/bits.params" "$FIX/bits/circuit.r1cs" "$TMP/bits.coset"
+expect 0 "cuzk coset-key converts it"
 
 # ---- configuration -------------------------------------------------------------------------
 run "$CUZKD" --config "$ROOT/cuzkd.example.toml" --print-config
@@ -190,7 +192,7 @@ done
 # this daemon evaluates a, b, c in the device phase (the Node.js tests' daemons take the CPU default, host)
 SOCK=$TMP/bench.sock
 "$CUZKD" --listen "unix://$SOCK" --socket-mode 0600 --budget 1G --circuit "bits=$TMP/bits.params,$FIX/bits/circuit.r1cs" \
-    --synth-max-scale 12 --eval device --device-ids 2,5 >"$TMP/bench-daemon.log" 2>&1 &
+    --circuit "bitscoset=$TMP/bits.coset,$FIX/bits/circuit.r1cs" --synth-max-scale 12 --eval device --device-ids 2,5 >"$TMP/bench-daemon.log" 2>&1 &
 DPID=$!
 for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.05; done
 [ "$(stat -c %a "$SOCK")" = 600 ] && pass "--socket-mode 0600 is applied" || fail "socket mode $(stat -c %a "$SOCK")"
@@ -212,6 +214,10 @@ run "$BENCH" --addr "$A" single --type circuit --circuit bits --wtns "$FIX/bits/
 expect 0 "cuzk-bench --addr single --type circuit --out FILE"
 run "$CUZK" verify-params "$TMP/bits.vk" "$FIX/bits/witness.wtns" "$TMP/b1.bin"
 expect 0 "... the written proof verifies with cuzk verify-params"
+run "$BENCH" --addr "$A" single --type circuit --circuit bitscoset --wtns "$FIX/bits/witness.wtns" --out "$TMP/b2.bin"
+expect 0 "cuzk-bench --addr single on the circuit registered with the coset key"
+run "$CUZK" verify-params "$TMP/bits.vk" "$FIX/bits/witness.wtns" "$TMP/b2.bin"
+expect 0 "... its proof verifies with the .params key's .vk"
 mkdir "$TMP/outdir"
 run "$BENCH" --addr "$A" single --type circuit --circuit bits --wtns "$FIX/bits/witness.wtns" --out "$TMP/outdir/no/b.bin"
 expect 1 "cuzk-bench --addr single --out into a missing directory: exit 1"
@@ -223,7 +229,7 @@ expect_out '^proofs +12 submitted, 12 completed, 0 failed \(3 clients\)' "... al
 expect_out '^throughput ' "... prints the throughput"
 run "$BENCH" --addr "$A" metrics
 expect 0 "cuzk-bench --addr metrics"
-expect_out '^cuzk_proofs_completed_total 14$' "... 14 jobs completed so far"
+expect_out '^cuzk_proofs_completed_total 15$' "... 15 jobs completed so far"
 run "$BENCH" --addr "$A" single --type porep
 expect 1 "cuzk-bench --addr single --type porep: exit 1"
 expect_err 'UNIMPLEMENTED: POREP_SEAL_COMMIT proofs need the Filecoin circuits' "... the daemon's reason is printed"
