@@ -754,6 +754,16 @@ static void note_progress(void *ctx, uint64_t done, uint64_t total)
     p->last = done;
 }
 
+/* An accelerator whose transform fails (the conversion must pass its error on and leave the key alone). */
+static int failing_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
+                             const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
+                             char *err, size_t errlen)
+{
+    (void)ctx, (void)src, (void)c, (void)step, (void)root, (void)pool;
+    memset(out, 0x5a, n * sizeof *out);
+    return cuzk_fail(err, errlen, CUZK_EIO, "transform: no device here");
+}
+
 /* bellperson's key (pk, made here) taken to the coset form by cuzk_groth16_params_to_coset, which never sees
  * the toxic waste. Its points must be the test's coset key (mine, by the product formula) less the multiples
  * of X = [tau^(m-1) Z(tau) / delta] that the conversion cannot know (docs/design/022):
@@ -844,7 +854,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     CHECK(rc == CUZK_OK && proof_bytes_eq(&other, proof), "%s: converted key: rc %d, bytes %s (%s)", what, rc,
           rc ? "-" : "differ", err);
 
-    /* refusals leave the key as it was */
+    /* refusals, and an accelerator that fails, leave the key as it was */
     cuzk_g1_affine *keep_h = conv.h;
     rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
     CHECK(rc == CUZK_EINVAL && strstr(err, "already") && conv.h == keep_h && conv.n_h == m,
@@ -865,6 +875,13 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
     CHECK(rc == CUZK_EINVAL && strstr(err, "ic points"), "%s: converting with one ic point more: rc %d (%s)",
           what, rc, err);
+    conv = *pk;
+    cuzk_coset_accel broken = {"broken", NULL, failing_transform};
+    cuzk_groth16_coset_opts bo = {&broken, NULL, NULL};
+    rc = cuzk_groth16_params_to_coset(&conv, cs, &bo, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EIO && strstr(err, "no device here") && conv.h == pk->h && conv.l == pk->l &&
+              !conv.h_coset,
+          "%s: a failing accelerator: rc %d (%s)", what, rc, err);
     conv = *pk;
     CHECK(cuzk_groth16_params_to_coset(&conv, NULL, NULL, NULL, err, sizeof err) == CUZK_EINVAL &&
               cuzk_groth16_params_to_coset(NULL, cs, NULL, NULL, err, sizeof err) == CUZK_EINVAL,
