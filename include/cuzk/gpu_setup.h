@@ -54,8 +54,8 @@ void cuzk_gpu_setup_accel_mask(cuzk_setup_accel *a, cuzk_gpu_setup_devices *d, u
 
 /* The G1 transform of a key's conversion to the coset form (cuzk_groth16_params_to_coset, docs/design/022)
  * on the current device: out_j = sum_{t < n-1} root^(jt) c step^t src_t for j < n, the same affine points as
- * the CPU's. Needs 192 n bytes of device memory (25.8 GB at 2^27) plus chunk buffers; n a power of two up to
- * 2^28. */
+ * the CPU's. Needs 248 n bytes of device memory (the points and the twiddles: 33.3 GB at 2^27) plus
+ * chunk buffers; n a power of two up to 2^28. */
 int cuzk_gpu_g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n, const cuzk_fr *c,
                           const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool, char *err,
                           size_t errlen);

@@ -4,12 +4,13 @@
  * transform in src/groth16/coset_key.c, and the same affine points.
  *
  * The n points live on the device in XYZZ form (192 bytes each: 25.8 GB at 2^27). The host computes the
- * scalars in canonical form (c step^t chunk by chunk, and the twiddles root^e for e < n/2, uploaded once)
- * on its pool. A kernel multiplies each source point by its scalar as the chunk arrives; then each of the
- * lg stages of decimation in frequency is one kernel, a thread a butterfly: (a + b, (a - b) root^e), the
- * product by double-and-add over the scalar's bits with the point in registers. Where a stage has at
- * least 32 blocks, a warp's 32 butterflies take the same offset in 32 blocks, so they share the twiddle
- * and the double-and-add's branches are uniform (the first five stages of 2^27 have fewer blocks, and
+ * scalars (c step^t chunk by chunk, and the twiddles root^e for e < n/2, uploaded once) on its pool, split
+ * by the curve's endomorphism into two 128-bit halves in non-adjacent form (scal_t). A kernel multiplies
+ * each source point by its scalar as the chunk arrives; then each of the lg stages of decimation in
+ * frequency is one kernel, a thread a butterfly: (a + b, (a - b) root^e), the product by a joint
+ * double-and-add over the two halves (128 doublings, about 86 additions) with the point in registers. Where a
+ * stage has at least 32 blocks, a warp's 32 butterflies take the same offset in 32 blocks, so they share the
+ * twiddle and the double-and-add's branches are uniform (the first five stages of 2^27 have fewer blocks, and
  * their warps diverge where the bits differ). The last kernel reads the bit-reversed result in natural
  * order chunk by chunk as Jacobian points, which the host pool turns affine (one inversion a block).
  *
@@ -29,27 +30,64 @@
 #define CK_BLOCK 4096              /* scalars or points per host task */
 #define CK_THREADS 128
 
+/*
+ * A scalar k < r as the multiplication takes it (recoded on the host, scal_recode). BLS12-381's G1 has
+ * the endomorphism phi(x, y) = (beta x, y), beta a cube root of unity in Fp, with phi(P) = -mu P for
+ * mu = z^2 (z the curve's parameter; mu has 128 bits and mu^2 - mu + 1 = 0 mod r). So with
+ * k = k2 mu + k1, 0 <= k1 < mu, k2 = floor(k / mu) < mu:  kP = k1 P + k2 psi(P), psi(x, y) = (beta x, -y),
+ * and both halves have 128 bits: 128 doublings instead of 255. Each half is in non-adjacent form (about
+ * a third of its digits non-zero, each +-1): bit i of pos[h] / neg[h] is digit i of half h being +1 / -1.
+ * CUZK_GPU_COSET_GLV=0 makes the kernels run plain double-and-add over the canonical scalar v instead,
+ * for comparison.
+ */
 typedef struct {
-    uint64_t v[4];
-} scal_t; /* a canonical scalar, little-endian limbs */
+    uint32_t pos[2][5], neg[2][5]; /* digits 0 .. 159 of k1 (h = 0) and k2 (h = 1) */
+    uint64_t v[4];                 /* canonical, little-endian */
+} scal_t;
 
-/* acc = k·p, left to right over the bits of k < 2^256. */
-static __device__ __forceinline__ void mul_xyzz(g1_xyzz_t &acc, const g1_xyzz_t &p, const scal_t &k)
+/* acc = k·p (beta: psi's cube root of unity, Montgomery form). */
+template <bool GLV>
+static __device__ __forceinline__ void mul_xyzz(g1_xyzz_t &acc, const g1_xyzz_t &p, const scal_t &k,
+                                                fp_t beta)
 {
     ec_xyzz_set_identity(acc);
-    int top = 255;
-    while (top >= 0 && !((k.v[top >> 6] >> (top & 63)) & 1))
+    if (!GLV) {
+        int top = 255;
+        while (top >= 0 && !((k.v[top >> 6] >> (top & 63)) & 1))
+            top--;
+        for (int i = top; i >= 0; i--) {
+            ec_xyzz_dbl(acc);
+            if ((k.v[i >> 6] >> (i & 63)) & 1)
+                ec_xyzz_add(acc, p);
+        }
+        return;
+    }
+    int top = 159;
+    while (top >= 0 && !((k.pos[0][top >> 5] | k.neg[0][top >> 5] | k.pos[1][top >> 5] | k.neg[1][top >> 5]) &
+                         (1u << (top & 31))))
         top--;
     for (int i = top; i >= 0; i--) {
         ec_xyzz_dbl(acc);
-        if ((k.v[i >> 6] >> (i & 63)) & 1)
+        uint32_t m = 1u << (i & 31);
+        int w = i >> 5;
+        if (k.pos[0][w] & m)
             ec_xyzz_add(acc, p);
+        else if (k.neg[0][w] & m)
+            ec_xyzz_add(acc, ec_xyzz_neg(p));
+        if ((k.pos[1][w] | k.neg[1][w]) & m) {
+            g1_xyzz_t q = p; /* psi(p) = (beta X, -Y, ZZ, ZZZ), or its negation for a digit -1 */
+            q.X = fp_mul(beta, p.X);
+            if (k.pos[1][w] & m)
+                q.Y = fp_neg(p.Y);
+            ec_xyzz_add(acc, q);
+        }
     }
 }
 
+template <bool GLV>
 __global__ void __launch_bounds__(CK_THREADS)
     k_scale(g1_xyzz_t *x, const g1_affine_t *__restrict__ src, const scal_t *__restrict__ k, size_t lo,
-            size_t cnt, size_t n)
+            size_t cnt, size_t n, fp_t beta)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= cnt)
@@ -58,13 +96,14 @@ __global__ void __launch_bounds__(CK_THREADS)
     ec_xyzz_set_identity(p);
     if (lo + i < n - 1)
         ec_xyzz_add_affine(p, src[i]);
-    mul_xyzz(r, p, k[i]);
+    mul_xyzz<GLV>(r, p, k[i], beta);
     x[lo + i] = r;
 }
 
 /* One decimation-in-frequency stage of half-size 2^lgh over n = 2^lg points. */
+template <bool GLV>
 __global__ void __launch_bounds__(CK_THREADS)
-    k_stage(g1_xyzz_t *x, const scal_t *__restrict__ tw, unsigned lg, unsigned lgh)
+    k_stage(g1_xyzz_t *x, const scal_t *__restrict__ tw, unsigned lg, unsigned lgh, fp_t beta)
 {
     size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= ((size_t)1 << (lg - 1)))
@@ -85,7 +124,7 @@ __global__ void __launch_bounds__(CK_THREADS)
     x[i] = s;
     if (u) {
         g1_xyzz_t r;
-        mul_xyzz(r, d, tw[u << lgnb]);
+        mul_xyzz<GLV>(r, d, tw[u << lgnb], beta);
         x[j] = r;
     } else {
         x[j] = d;
@@ -108,6 +147,60 @@ __global__ void __launch_bounds__(CK_THREADS)
 
 /* ---- host ---------------------------------------------------------------------------------------- */
 
+/* mu = z^2, from the curve's parameter z = -0xd201000000010000, and beta = 2^((p - 1)/3), the cube root of
+ * unity for which (beta x, y) = -mu (x, y) (canonical; the other root, beta^2, gives mu - 1) */
+static const uint64_t GLV_MU[2] = {0x0000000100000000ull, 0xac45a4010001a402ull};
+static const uint64_t GLV_BETA[6] = {0x2e01fffffffefffeull, 0xde17d813620a0002ull, 0xddb3a93be6f89688ull,
+                                     0xba69c6076a0f77eaull, 0x5f19672fdf76ce51ull, 0};
+
+/* x (< 2^160, three limbs) in non-adjacent form into pos / neg. */
+static void naf(uint32_t pos[5], uint32_t neg[5], uint64_t x[3])
+{
+    memset(pos, 0, 5 * sizeof *pos);
+    memset(neg, 0, 5 * sizeof *neg);
+    for (int i = 0; i < 160 && (x[0] | x[1] | x[2]); i++) {
+        if (x[0] & 1) {
+            if ((x[0] & 3) == 1) { /* digit +1: x -= 1 */
+                pos[i >> 5] |= 1u << (i & 31);
+                x[0] -= 1;
+            } else { /* digit -1: x += 1 */
+                neg[i >> 5] |= 1u << (i & 31);
+                if (++x[0] == 0 && ++x[1] == 0)
+                    x[2]++;
+            }
+        }
+        x[0] = x[0] >> 1 | x[1] << 63;
+        x[1] = x[1] >> 1 | x[2] << 63;
+        x[2] >>= 1;
+    }
+}
+
+/* k (canonical, < r) as k2 mu + k1 by long division, each half in non-adjacent form. */
+static void scal_recode(scal_t *out, const uint64_t k[4])
+{
+    uint64_t rem[3] = {0, 0, 0}, q[4] = {0, 0, 0, 0};
+    for (int i = 255; i >= 0; i--) { /* rem = 2 rem + bit; if rem >= mu: rem -= mu, quotient bit */
+        rem[2] = rem[2] << 1 | rem[1] >> 63;
+        rem[1] = rem[1] << 1 | rem[0] >> 63;
+        rem[0] = rem[0] << 1 | ((k[i >> 6] >> (i & 63)) & 1);
+        bool ge = rem[2] || rem[1] > GLV_MU[1] || (rem[1] == GLV_MU[1] && rem[0] >= GLV_MU[0]);
+        if (ge) {
+            unsigned __int128 lo = (unsigned __int128)rem[0] - GLV_MU[0];
+            uint64_t borrow = (uint64_t)(lo >> 64) ? 1 : 0;
+            rem[0] = (uint64_t)lo;
+            unsigned __int128 hi = (unsigned __int128)rem[1] - GLV_MU[1] - borrow;
+            borrow = (uint64_t)(hi >> 64) ? 1 : 0;
+            rem[1] = (uint64_t)hi;
+            rem[2] -= borrow;
+            q[i >> 6] |= 1ull << (i & 63);
+        }
+    }
+    uint64_t k1[3] = {rem[0], rem[1], 0}, k2[3] = {q[0], q[1], q[2]};
+    naf(out->pos[0], out->neg[0], k1);
+    naf(out->pos[1], out->neg[1], k2);
+    memcpy(out->v, k, sizeof out->v);
+}
+
 typedef struct {
     scal_t *out;
     size_t lo, cnt;
@@ -127,7 +220,9 @@ static void powers_task(void *arg, size_t task, int worker)
     cuzk_fr_pow(&s, &h->base, &e, 1);
     cuzk_fr_mul(&s, &s, &h->c);
     for (size_t i = a; i < b; i++) {
-        cuzk_fr_to_canonical(h->out[i].v, &s);
+        uint64_t k[4];
+        cuzk_fr_to_canonical(k, &s);
+        scal_recode(&h->out[i], k);
         cuzk_fr_mul(&s, &s, &h->base);
     }
 }
@@ -185,6 +280,14 @@ extern "C" int cuzk_gpu_g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *
     cuzk_fp *scratch = (cuzk_fp *)malloc((size_t)nw * CK_BLOCK * sizeof *scratch);
     ck_host h;
     memset(&h, 0, sizeof h);
+    fp_t beta;
+    {
+        cuzk_fp b;
+        cuzk_fp_from_canonical(&b, GLV_BETA);
+        memcpy(&beta, &b, sizeof beta);
+    }
+    const char *glv_env = getenv("CUZK_GPU_COSET_GLV");
+    bool glv = !(glv_env && !strcmp(glv_env, "0"));
     if (!h_k || !h_jac || !scratch) {
         rc =
             cuzk_fail(err, errlen, CUZK_ENOMEM, "gpu coset key: out of host memory for chunks of %zu", chunk);
@@ -214,12 +317,18 @@ extern "C" int cuzk_gpu_g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *
         if (have)
             CUG(cudaMemcpyAsync(d_src, src + lo, have * sizeof *src, cudaMemcpyHostToDevice, st),
                 "points up");
-        k_scale<<<grid(h.cnt), CK_THREADS, 0, st>>>(d_x, d_src, d_k, lo, h.cnt, n);
+        if (glv)
+            k_scale<true><<<grid(h.cnt), CK_THREADS, 0, st>>>(d_x, d_src, d_k, lo, h.cnt, n, beta);
+        else
+            k_scale<false><<<grid(h.cnt), CK_THREADS, 0, st>>>(d_x, d_src, d_k, lo, h.cnt, n, beta);
         CUG(cudaGetLastError(), "k_scale launch");
         CUG(cudaStreamSynchronize(st), "k_scale");
     }
     for (unsigned lgh = lg; lgh-- > 0;) {
-        k_stage<<<grid(half), CK_THREADS, 0, st>>>(d_x, d_tw, lg, lgh);
+        if (glv)
+            k_stage<true><<<grid(half), CK_THREADS, 0, st>>>(d_x, d_tw, lg, lgh, beta);
+        else
+            k_stage<false><<<grid(half), CK_THREADS, 0, st>>>(d_x, d_tw, lg, lgh, beta);
         CUG(cudaGetLastError(), "k_stage launch");
     }
     h.jac = h_jac;

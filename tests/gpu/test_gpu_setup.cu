@@ -247,9 +247,13 @@ static void check_coset(cuzk_pool *pool)
 {
     char err[256];
     cuzk_groth16_coset_opts gpu = {cuzk_gpu_coset_accel(), NULL, NULL};
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass)
+    for (int pass = 0; pass < 3; pass++) { /* default chunks, 100-point chunks, plain double-and-add */
+        if (pass == 1)
             setenv("CUZK_GPU_SETUP_CHUNK", "100", 1);
+        if (pass == 2) {
+            unsetenv("CUZK_GPU_SETUP_CHUNK");
+            setenv("CUZK_GPU_COSET_GLV", "0", 1);
+        }
         for (unsigned lg = 1; lg <= 12; lg += pass ? 3 : 1) {
             cuzk_groth16_params a, b;
             cuzk_cs cs;
@@ -286,7 +290,7 @@ static void check_coset(cuzk_pool *pool)
             free(z);
         }
     }
-    unsetenv("CUZK_GPU_SETUP_CHUNK");
+    unsetenv("CUZK_GPU_COSET_GLV");
     cuzk_g1_affine o[4];
     cuzk_fr one = CUZK_FR_ONE;
     CHECK(cuzk_gpu_g1_transform(o, o, 3, &one, &one, &one, pool, err, sizeof err) == CUZK_EINVAL &&
@@ -311,10 +315,25 @@ static void bench_coset(cuzk_pool *pool, unsigned lg)
     memcpy(b.h, a.h, a.n_h * sizeof *b.h);
     memcpy(b.l, a.l, a.n_l * sizeof *b.l);
     cuzk_groth16_coset_opts gpu = {cuzk_gpu_coset_accel(), NULL, NULL};
+    double tp = 0;
+    if (lg <= 22) { /* plain double-and-add first, for comparison (its key is dropped) */
+        cuzk_groth16_params c = b;
+        c.h = (cuzk_g1_affine *)malloc((a.n_h + 1) * sizeof *c.h);
+        c.l = (cuzk_g1_affine *)malloc((a.n_l + 1) * sizeof *c.l);
+        memcpy(c.h, a.h, a.n_h * sizeof *c.h);
+        memcpy(c.l, a.l, a.n_l * sizeof *c.l);
+        setenv("CUZK_GPU_COSET_GLV", "0", 1);
+        double t = now_s();
+        CHECK(cuzk_groth16_params_to_coset(&c, &cs, &gpu, pool, err, sizeof err) == CUZK_OK, "gpu plain: %s",
+              err);
+        tp = now_s() - t;
+        unsetenv("CUZK_GPU_COSET_GLV");
+        free(c.h), free(c.l);
+    }
     double t0 = now_s();
     CHECK(cuzk_groth16_params_to_coset(&b, &cs, &gpu, pool, err, sizeof err) == CUZK_OK, "gpu: %s", err);
     double t1 = now_s();
-    printf("| coset conversion 2^%u | GPU transforms %.2f s |", lg, t1 - t0);
+    printf("| coset conversion 2^%u | GPU, endomorphism %.2f s | GPU, plain %.2f s |", lg, t1 - t0, tp);
     if (lg <= 16) {
         CHECK(cuzk_groth16_params_to_coset(&a, &cs, NULL, pool, err, sizeof err) == CUZK_OK, "cpu: %s", err);
         double t2 = now_s();
