@@ -139,7 +139,7 @@ typedef struct {
  * points over the coset's Lagrange basis and l covers every variable with C's share of the quotient folded
  * in. The proofs stay the same bytes; the points differ from cuzk_groth16_setup_ex's by multiples of the
  * one point of degree m - 1 that bellperson's key lacks, which the proofs of satisfying witnesses never
- * see. Costs two G1 transforms of m points (2 (m + (m/2) log2 m) scalar multiplications) and a pass over
+ * see. Costs two G1 transforms of m points (m log2 m scalar multiplications) and a pass over
  * C's terms. The key must belong to cs: sizes are checked (CUZK_EINVAL naming the first mismatch), but a
  * key of another circuit of the same shape converts into one whose proofs fail verification. pk is left
  * as it was on any error. */

@@ -21,7 +21,7 @@
  * the column sums read C transposed (one pass to count, one to fill), so each variable's sum is
  * one task's and exact. A coefficient of +-1 is a mixed addition, any other a multiplication.
  *
- * Cost: 2 (m + (m/2)(lg m - 1)) multiplications by full-size scalars and nnz(C) additions. On
+ * Cost: m log2 m multiplications by full-size scalars and nnz(C) additions. On
  * the CPU that is seconds at 2^16 and hours at 2^27 (note 022 measures it); the work sits on the
  * pool, in blocks, one step at a time, with progress between steps.
  */
