@@ -754,6 +754,18 @@ static void note_progress(void *ctx, uint64_t done, uint64_t total)
     p->last = done;
 }
 
+/* Whether p + [x]G = want. */
+static bool shifted_eq(const cuzk_g1_affine *p, const cuzk_fr *x, const cuzk_g1_affine *want)
+{
+    cuzk_g1 s;
+    cuzk_g1_affine d, got;
+    fb_g1_mul_affine(&d, FB1, x);
+    cuzk_g1_from_affine(&s, p);
+    cuzk_g1_add_affine(&s, &s, &d);
+    cuzk_g1_to_affine(&got, &s);
+    return cuzk_g1_affine_eq(&got, want);
+}
+
 /* An accelerator whose transform fails (the conversion must pass its error on and leave the key alone). */
 static int failing_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
                              const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
@@ -816,13 +828,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         cuzk_fr_pow(&x, &x, &e, 1);
         cuzk_fr_mul(&x, &x, &km);
         cuzk_fr_mul(&x, &x, &xe);
-        cuzk_g1 p;
-        cuzk_g1_affine d, got;
-        fb_g1_mul_affine(&d, FB1, &x);
-        cuzk_g1_from_affine(&p, &conv.h[j]);
-        cuzk_g1_add_affine(&p, &p, &d);
-        cuzk_g1_to_affine(&got, &p);
-        bad_h += !cuzk_g1_affine_eq(&got, &mine->h[j]);
+        bad_h += !shifted_eq(&conv.h[j], &x, &mine->h[j]);
         cuzk_fr_mul(&sj, &sj, &q->omega);
     }
     cuzk_fr *ci = calloc(nv, sizeof *ci), wr = CUZK_FR_ONE;
@@ -837,13 +843,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         cuzk_fr_mul(&x, &ci[i], &km);
         cuzk_fr_mul(&x, &x, &xe);
         cuzk_fr_neg(&x, &x);
-        cuzk_g1 p;
-        cuzk_g1_affine d, got;
-        fb_g1_mul_affine(&d, FB1, &x);
-        cuzk_g1_from_affine(&p, &conv.l[i]);
-        cuzk_g1_add_affine(&p, &p, &d);
-        cuzk_g1_to_affine(&got, &p);
-        bad_l += !cuzk_g1_affine_eq(&got, &mine->l[i]);
+        bad_l += !shifted_eq(&conv.l[i], &x, &mine->l[i]);
     }
     free(ci);
     CHECK(bad_h == 0 && bad_l == 0, "%s: converted key: %zu of %zu h and %zu of %zu l points off", what,

@@ -50,6 +50,16 @@ typedef struct {
     cli_out out;
 } params_job;
 
+/* Everything a job holds; an unfinished output is removed. */
+static void params_job_free(params_job *j)
+{
+    cli_out_abort(&j->out);
+    cuzk_snarkjs_wtns_free(j->wtns);
+    cuzk_cs_free(&j->cs);
+    cuzk_groth16_params_free(&j->pk);
+    cuzk_pool_free(j->pool);
+}
+
 static int read_params(cuzk_groth16_params *pk, const char *path, unsigned flags, cuzk_pool *pool,
                        const cli_args *a)
 {
@@ -72,18 +82,28 @@ static int read_params(cuzk_groth16_params *pk, const char *path, unsigned flags
     return 0;
 }
 
-static int load_circuit(params_job *j, const char *r1cs_path, const char *wtns_path)
+/* The circuit alone (no witness) as a constraint system. */
+static int load_cs(cuzk_cs *cs, const char *r1cs_path)
 {
     char err[CLI_ERRLEN] = "";
     cuzk_snarkjs_r1cs *r1cs = NULL;
     int rc = cuzk_snarkjs_r1cs_open(r1cs_path, &r1cs, err, sizeof err);
     if (rc == CUZK_OK)
-        rc = cuzk_cs_from_snarkjs(&j->cs, r1cs, err, sizeof err);
+        rc = cuzk_cs_from_snarkjs(cs, r1cs, err, sizeof err);
     cuzk_snarkjs_r1cs_free(r1cs);
     if (rc != CUZK_OK) {
         cli_error_lib(r1cs_path, rc, err);
         return -1;
     }
+    return 0;
+}
+
+static int load_circuit(params_job *j, const char *r1cs_path, const char *wtns_path)
+{
+    char err[CLI_ERRLEN] = "";
+    if (load_cs(&j->cs, r1cs_path) != 0)
+        return -1;
+    int rc;
     if ((rc = cuzk_snarkjs_wtns_open(wtns_path, &j->wtns, err, sizeof err)) != CUZK_OK) {
         cli_error_lib(wtns_path, rc, err);
         return -1;
@@ -191,11 +211,7 @@ static int run_prove_params(const cli_args *a)
     cli_timer_report(&t, a, cuzk_pool_size(j.pool));
     status = CLI_OK;
 done:
-    cli_out_abort(&j.out);
-    cuzk_snarkjs_wtns_free(j.wtns);
-    cuzk_cs_free(&j.cs);
-    cuzk_groth16_params_free(&j.pk);
-    cuzk_pool_free(j.pool);
+    params_job_free(&j);
     return status;
 }
 
@@ -221,22 +237,6 @@ const cli_command cli_cmd_prove_params = {
 };
 
 /* ---- coset-key ---------------------------------------------------------------------- */
-
-/* The circuit alone (no witness) as a constraint system. */
-static int load_cs(cuzk_cs *cs, const char *r1cs_path)
-{
-    char err[CLI_ERRLEN] = "";
-    cuzk_snarkjs_r1cs *r1cs = NULL;
-    int rc = cuzk_snarkjs_r1cs_open(r1cs_path, &r1cs, err, sizeof err);
-    if (rc == CUZK_OK)
-        rc = cuzk_cs_from_snarkjs(cs, r1cs, err, sizeof err);
-    cuzk_snarkjs_r1cs_free(r1cs);
-    if (rc != CUZK_OK) {
-        cli_error_lib(r1cs_path, rc, err);
-        return -1;
-    }
-    return 0;
-}
 
 static int run_coset_key(const cli_args *a)
 {
@@ -291,10 +291,7 @@ static int run_coset_key(const cli_args *a)
     cli_timer_report(&t, a, cuzk_pool_size(j.pool));
     status = CLI_OK;
 done:
-    cli_out_abort(&j.out);
-    cuzk_cs_free(&j.cs);
-    cuzk_groth16_params_free(&j.pk);
-    cuzk_pool_free(j.pool);
+    params_job_free(&j);
     return status;
 }
 
