@@ -29,6 +29,9 @@
 #                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2);
 #                    $SWEEP_FLAGS: more cuzk-bench flags (e.g. --no-zpack)
 #       bench-setup  fixed-base rates and a 2^$SETUP_LG key (default 20), GPU-accelerated vs CPU
+#       bench-coset  (only when named) a .params key's conversion to the coset form (docs/design/022) at
+#                    2^$COSET_LGS (default "16 20 24"): GPU transforms with the endomorphism, plain
+#                    double-and-add (to 2^22), and the CPU's (to 2^16), keys compared
 #       bench-engine cuzk-bench on the CUDA backend, PoRep-shaped workload at 2^$ENGINE_LG (default 20):
 #                    single, then batch -c 4 -j 2, with a TIMELINE report
 #       ab           (only when named) build-time variants against the default build: for each of
@@ -93,6 +96,7 @@ targets=()
 for t in ntt ec msm prove engine setup; do
     if has "$t" || has "bench-$t"; then targets+=("test_gpu_$t"); fi
 done
+has bench-coset && ! has setup && ! has bench-setup && targets+=(test_gpu_setup)
 has bench-porep && ! has prove && ! has bench-prove && targets+=(test_gpu_prove)
 has bench-tree && ! has msm && ! has bench-msm && targets+=(test_gpu_msm)
 if has cli || has bench-engine || has bench-sweep; then targets+=(cuzk_cli cuzk-bench_cli); fi
@@ -184,7 +188,7 @@ if has ab; then
 fi
 has cli && run cli-bench "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints 14 --partitions 3
 if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has bench-engine || has bench-porep ||
-    has bench-sweep || has bench-kernels || has bench-tree; then
+    has bench-sweep || has bench-kernels || has bench-tree || has bench-coset; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu,memory.used \
         --format=csv -lms 1000 >"$out/smi-during-bench.csv" 2>&1 &
     smi_pid=$!
@@ -201,6 +205,8 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     [ "${POREP_FORMS:-0}" = 1 ] && quick=(forms) # the key's two forms, A/B (docs/design/021)
     has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" "${quick[@]}"
     has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
+    # shellcheck disable=SC2086
+    has bench-coset && run bench-coset "$bdir/test_gpu_setup" bench-coset ${COSET_LGS:-16 20 24}
     if has bench-engine; then
         run bench-engine-1 "$bdir/cuzk-bench" single --backend gpu --workload porep --constraints "${ENGINE_LG:-20}" \
             --partitions 2
@@ -230,7 +236,7 @@ fi
 
 step "summary"
 printf '%s\n' "${summary[@]}"
-for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup bench-sweep bench-batch-affine bench-msm-kernels; do
+for f in bench-ntt bench-msm bench-msm-c bench-prove bench-porep bench-setup bench-coset bench-sweep bench-batch-affine bench-msm-kernels; do
     [ -f "$out/$f.log" ] && grep -E '^\|' "$out/$f.log"
 done
 # the ab step's benchmarks, each under its run's name (tables; ec's rates are "bench ... G/s" lines)
