@@ -11,6 +11,7 @@
  * scalar-multiplication identities, batch conversion to affine, curve
  * membership of corrupted points, and subgroup membership of random curve
  * points and of points of small order built from the cofactor's factors.
+ * G1's endomorphism split (cuzk_g1_glv_recode) against cuzk_g1_mul_fr.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +143,94 @@ static const uint64_t g2_primes[] = {13, 23, 2713, 11953, 262069};
 #define T_ITER 32
 #include "curve_tests.h"
 
+/* ---- G1's endomorphism (cuzk_g1_glv_recode) ------------------------------- */
+
+/* [k1]P + [k2]psi(P) by a joint double-and-add over the recoded digits, checking the digits' form. */
+static void glv_mul(cuzk_g1 *out, const cuzk_g1 *p, uint32_t pos[2][5], uint32_t neg[2][5], bool *form_ok)
+{
+    cuzk_fp beta;
+    cuzk_fp_from_canonical(&beta, CUZK_G1_GLV_BETA);
+    cuzk_g1 q[2][2]; /* [half][sign]: P, -P, psi(P), -psi(P) */
+    q[0][0] = *p;
+    cuzk_g1_neg(&q[0][1], p);
+    q[1][1] = *p; /* -psi(P) = (beta x, y) */
+    cuzk_fp_mul(&q[1][1].X, &p->X, &beta);
+    cuzk_g1_neg(&q[1][0], &q[1][1]);
+    cuzk_g1_set_identity(out);
+    for (int i = 159; i >= 0; i--) {
+        cuzk_g1 t;
+        cuzk_g1_dbl(&t, out);
+        *out = t;
+        for (int h = 0; h < 2; h++) {
+            uint32_t m = 1u << (i & 31), w = (uint32_t)i >> 5;
+            bool pi = pos[h][w] & m, ni = neg[h][w] & m;
+            bool next = i < 159 && ((pos[h][(i + 1) >> 5] | neg[h][(i + 1) >> 5]) >> ((i + 1) & 31) & 1);
+            if ((pi && ni) || ((pi || ni) && (next || i > 129)))
+                *form_ok = false; /* both signs, adjacent digits, or a digit beyond a 128-bit half's NAF */
+            if (pi || ni) {
+                cuzk_g1_add(&t, out, &q[h][ni]);
+                *out = t;
+            }
+        }
+    }
+}
+
+/* r = a - b over n limbs (a >= b). */
+static void big_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+    uint64_t borrow = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+}
+
+/* For random points and scalars, and the edges 0, 1, 2, mu - 1, mu, mu + 1, 2 mu, r - 1, r - mu: the
+ * recoded halves give [k]P (cuzk_g1_mul_fr, the oracle), in non-adjacent form. */
+static void test_glv(void)
+{
+    static const uint64_t mu[4] = {0x0000000100000000ull, 0xac45a4010001a402ull, 0, 0};
+    uint64_t edges[9][4];
+    memset(edges, 0, sizeof edges);
+    edges[1][0] = 1, edges[2][0] = 2;
+    memcpy(edges[3], mu, sizeof mu), edges[3][0]--;
+    memcpy(edges[4], mu, sizeof mu);
+    memcpy(edges[5], mu, sizeof mu), edges[5][0]++;
+    big_add(edges[6], mu, mu, 4);
+    memcpy(edges[7], CUZK_R, sizeof edges[7]), edges[7][0]--;
+    memcpy(edges[8], CUZK_R, sizeof edges[8]);
+    big_sub(edges[8], edges[8], mu, 4);
+    int bad = 0, bad_form = 0;
+    for (int it = 0; it < 9 + 60; it++) {
+        cuzk_fr k;
+        uint64_t kc[4];
+        if (it < 9) {
+            memcpy(kc, edges[it], sizeof kc);
+            cuzk_fr_from_canonical(&k, kc);
+        } else {
+            test_rand_fr(&k);
+            cuzk_fr_to_canonical(kc, &k);
+        }
+        uint32_t pos[2][5], neg[2][5];
+        cuzk_g1_glv_recode(pos, neg, kc);
+        cuzk_g1 p, want, got;
+        g1_rand_point(&p);
+        cuzk_g1_mul_fr(&want, &p, &k);
+        bool form_ok = true;
+        glv_mul(&got, &p, pos, neg, &form_ok);
+        bad += !cuzk_g1_eq(&got, &want);
+        bad_form += !form_ok;
+    }
+    CHECK(bad == 0 && bad_form == 0, "glv: %d of 69 scalars give another point, %d digit strings malformed",
+          bad, bad_form);
+}
+
 int main(void)
 {
     test_rng_init("test_curve");
     g1_run_all();
     g2_run_all();
+    test_glv();
     return test_finish("test_curve");
 }

@@ -31,12 +31,9 @@
 #define CK_THREADS 128
 
 /*
- * A scalar k < r as the multiplication takes it (recoded on the host, scal_recode). BLS12-381's G1 has
- * the endomorphism phi(x, y) = (beta x, y), beta a cube root of unity in Fp, with phi(P) = -mu P for
- * mu = z^2 (z the curve's parameter; mu has 128 bits and mu^2 - mu + 1 = 0 mod r). So with
- * k = k2 mu + k1, 0 <= k1 < mu, k2 = floor(k / mu) < mu:  kP = k1 P + k2 psi(P), psi(x, y) = (beta x, -y),
- * and both halves have 128 bits: 128 doublings instead of 255. Each half is in non-adjacent form (about
- * a third of its digits non-zero, each +-1): bit i of pos[h] / neg[h] is digit i of half h being +1 / -1.
+ * A scalar k < r as the multiplication takes it (recoded on the host, scal_recode): split by G1's
+ * endomorphism (cuzk_g1_glv_recode, src/arith/g1_glv.c), kP = k1 P + k2 psi(P) with psi(x, y) =
+ * (beta x, -y) and both halves of 128 bits in non-adjacent form: 128 doublings instead of 255.
  * CUZK_GPU_COSET_GLV=0 makes the kernels run plain double-and-add over the canonical scalar v instead,
  * for comparison.
  */
@@ -147,57 +144,10 @@ __global__ void __launch_bounds__(CK_THREADS)
 
 /* ---- host ---------------------------------------------------------------------------------------- */
 
-/* mu = z^2, from the curve's parameter z = -0xd201000000010000, and beta = 2^((p - 1)/3), the cube root of
- * unity for which (beta x, y) = -mu (x, y) (canonical; the other root, beta^2, gives mu - 1) */
-static const uint64_t GLV_MU[2] = {0x0000000100000000ull, 0xac45a4010001a402ull};
-static const uint64_t GLV_BETA[6] = {0x2e01fffffffefffeull, 0xde17d813620a0002ull, 0xddb3a93be6f89688ull,
-                                     0xba69c6076a0f77eaull, 0x5f19672fdf76ce51ull, 0};
-
-/* x (< 2^160, three limbs) in non-adjacent form into pos / neg. */
-static void naf(uint32_t pos[5], uint32_t neg[5], uint64_t x[3])
-{
-    memset(pos, 0, 5 * sizeof *pos);
-    memset(neg, 0, 5 * sizeof *neg);
-    for (int i = 0; i < 160 && (x[0] | x[1] | x[2]); i++) {
-        if (x[0] & 1) {
-            if ((x[0] & 3) == 1) { /* digit +1: x -= 1 */
-                pos[i >> 5] |= 1u << (i & 31);
-                x[0] -= 1;
-            } else { /* digit -1: x += 1 */
-                neg[i >> 5] |= 1u << (i & 31);
-                if (++x[0] == 0 && ++x[1] == 0)
-                    x[2]++;
-            }
-        }
-        x[0] = x[0] >> 1 | x[1] << 63;
-        x[1] = x[1] >> 1 | x[2] << 63;
-        x[2] >>= 1;
-    }
-}
-
-/* k (canonical, < r) as k2 mu + k1 by long division, each half in non-adjacent form. */
+/* k (canonical, < r) recoded for the kernels: both forms (cuzk_g1_glv_recode's halves, and k itself). */
 static void scal_recode(scal_t *out, const uint64_t k[4])
 {
-    uint64_t rem[3] = {0, 0, 0}, q[4] = {0, 0, 0, 0};
-    for (int i = 255; i >= 0; i--) { /* rem = 2 rem + bit; if rem >= mu: rem -= mu, quotient bit */
-        rem[2] = rem[2] << 1 | rem[1] >> 63;
-        rem[1] = rem[1] << 1 | rem[0] >> 63;
-        rem[0] = rem[0] << 1 | ((k[i >> 6] >> (i & 63)) & 1);
-        bool ge = rem[2] || rem[1] > GLV_MU[1] || (rem[1] == GLV_MU[1] && rem[0] >= GLV_MU[0]);
-        if (ge) {
-            unsigned __int128 lo = (unsigned __int128)rem[0] - GLV_MU[0];
-            uint64_t borrow = (uint64_t)(lo >> 64) ? 1 : 0;
-            rem[0] = (uint64_t)lo;
-            unsigned __int128 hi = (unsigned __int128)rem[1] - GLV_MU[1] - borrow;
-            borrow = (uint64_t)(hi >> 64) ? 1 : 0;
-            rem[1] = (uint64_t)hi;
-            rem[2] -= borrow;
-            q[i >> 6] |= 1ull << (i & 63);
-        }
-    }
-    uint64_t k1[3] = {rem[0], rem[1], 0}, k2[3] = {q[0], q[1], q[2]};
-    naf(out->pos[0], out->neg[0], k1);
-    naf(out->pos[1], out->neg[1], k2);
+    cuzk_g1_glv_recode(out->pos, out->neg, k);
     memcpy(out->v, k, sizeof out->v);
 }
 
@@ -283,7 +233,7 @@ extern "C" int cuzk_gpu_g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *
     fp_t beta;
     {
         cuzk_fp b;
-        cuzk_fp_from_canonical(&b, GLV_BETA);
+        cuzk_fp_from_canonical(&b, CUZK_G1_GLV_BETA);
         memcpy(&beta, &b, sizeof beta);
     }
     const char *glv_env = getenv("CUZK_GPU_COSET_GLV");
