@@ -776,6 +776,34 @@ static int failing_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1
     return cuzk_fail(err, errlen, CUZK_EIO, "transform: no device here");
 }
 
+/* An accelerator that computes the transform by its definition, out_j = sum_{t < n-1} root^(jt) c step^t
+ * src_t (n^2 multiplications: small keys only); ctx non-NULL: then one output point is moved off, as a faulty
+ * device would. */
+static int naive_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
+                           const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
+                           char *err, size_t errlen)
+{
+    (void)pool, (void)err, (void)errlen;
+    cuzk_fr rj = CUZK_FR_ONE; /* root^j */
+    for (size_t j = 0; j < n; j++) {
+        cuzk_g1 acc, p;
+        cuzk_g1_set_identity(&acc);
+        cuzk_fr k = *c, w; /* c step^t root^(jt) */
+        cuzk_fr_mul(&w, step, &rj);
+        for (size_t t = 0; t + 1 < n; t++) {
+            cuzk_g1_from_affine(&p, &src[t]);
+            cuzk_g1_mul_fr(&p, &p, &k);
+            cuzk_g1_add(&acc, &acc, &p);
+            cuzk_fr_mul(&k, &k, &w);
+        }
+        cuzk_g1_to_affine(&out[j], &acc);
+        cuzk_fr_mul(&rj, &rj, root);
+    }
+    if (ctx && n > 1)
+        out[n / 2 + 1] = out[n / 2 - 1];
+    return CUZK_OK;
+}
+
 /* bellperson's key (pk, made here) taken to the coset form by cuzk_groth16_params_to_coset, which never sees
  * the toxic waste. Its points must be the test's coset key (mine, by the product formula) less the multiples
  * of X = [tau^(m-1) Z(tau) / delta] that the conversion cannot know (docs/design/022):
@@ -853,6 +881,30 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     rc = cuzk_groth16_prove(&other, &conv, cs, z, r, s, POOLS[test_rand64() % NPOOLS], err, sizeof err);
     CHECK(rc == CUZK_OK && proof_bytes_eq(&other, proof), "%s: converted key: rc %d, bytes %s (%s)", what, rc,
           rc ? "-" : "differ", err);
+
+    /* an accelerator computing the transforms by their definition gives the same key; one that moves a point
+     * fails the conversion's check (keys up to 2^6: the accelerator is quadratic) */
+    if (m <= 64) {
+        cuzk_groth16_params viaacc = *pk;
+        viaacc.h = malloc((pk->n_h + 1) * sizeof *viaacc.h);
+        viaacc.l = malloc((pk->n_l + 1) * sizeof *viaacc.l);
+        memcpy(viaacc.h, pk->h, pk->n_h * sizeof *viaacc.h);
+        memcpy(viaacc.l, pk->l, pk->n_l * sizeof *viaacc.l);
+        cuzk_coset_accel naive = {"naive", NULL, naive_transform};
+        cuzk_groth16_coset_opts no = {&naive, NULL, NULL};
+        rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[1], err, sizeof err);
+        CHECK(rc == CUZK_OK && same_bytes(viaacc.h, conv.h, m * sizeof *conv.h) &&
+                  same_bytes(viaacc.l, conv.l, nv * sizeof *conv.l),
+              "%s: conversion through the accelerator hook: rc %d (%s)", what, rc, err);
+        free(viaacc.h), free(viaacc.l);
+        if (m > 2) {
+            viaacc = *pk;
+            naive.ctx = &naive;
+            rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, NULL, err, sizeof err);
+            CHECK(rc == CUZK_EIO && strstr(err, "fails its check") && viaacc.h == pk->h && !viaacc.h_coset,
+                  "%s: an accelerator with one point off: rc %d (%s)", what, rc, err);
+        }
+    }
 
     /* refusals, and an accelerator that fails, leave the key as it was */
     cuzk_g1_affine *keep_h = conv.h;

@@ -21,6 +21,10 @@
  * the column sums read C transposed (one pass to count, one to fill), so each variable's sum is
  * one task's and exact. A coefficient of +-1 is a mixed addition, any other a multiplication.
  *
+ * An accelerator's transforms (cuzk_coset_accel) are checked on the CPU before they are used: a random
+ * combination of the outputs against the same combination carried to the inputs (check_transform, two
+ * MSMs of m points), so a wrong point anywhere fails the conversion instead of the key's proofs.
+ *
  * Cost: m log2 m multiplications by full-size scalars and nnz(C) additions. On
  * the CPU that is seconds at 2^16 and hours at 2^27 (note 022 measures it); the work sits on the
  * pool, in blocks, one step at a time, with progress between steps.
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/setup.h"
 #include "groth16/setup_internal.h"
@@ -184,6 +189,98 @@ static uint64_t transform_units(size_t n)
     return u;
 }
 
+/* ---- checking an accelerator's transform ---------------------------------------------------- */
+
+typedef struct {
+    cuzk_fr *k;
+    size_t n;
+    cuzk_fr rho, root, c, step, num; /* num = c (rho^n - 1) */
+    cuzk_fr *scratch;                /* CK_PT_BLOCK a worker */
+    int pass;                        /* 0: rho^j; 1: c step^t (rho^n - 1) / (rho root^t - 1) */
+} check_ctx;
+
+static void check_task(void *arg, size_t task, int worker)
+{
+    check_ctx *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
+    uint64_t e = lo;
+    cuzk_fr a, b;
+    if (x->pass == 0) {
+        cuzk_fr_pow(&a, &x->rho, &e, 1);
+        for (size_t j = lo; j < hi; j++) {
+            x->k[j] = a;
+            cuzk_fr_mul(&a, &a, &x->rho);
+        }
+        return;
+    }
+    cuzk_fr_pow(&a, &x->root, &e, 1); /* root^t */
+    cuzk_fr_pow(&b, &x->step, &e, 1); /* step^t */
+    cuzk_fr one = CUZK_FR_ONE, *den = x->k + lo;
+    for (size_t t = lo; t < hi; t++) {
+        cuzk_fr_mul(&den[t - lo], &x->rho, &a);
+        cuzk_fr_sub(&den[t - lo], &den[t - lo], &one);
+        cuzk_fr_mul(&a, &a, &x->root);
+    }
+    cuzk_fr_batch_inv(den, den, hi - lo, x->scratch + (size_t)worker * CK_PT_BLOCK);
+    for (size_t t = lo; t < hi; t++) {
+        cuzk_fr_mul(&den[t - lo], &den[t - lo], &b);
+        cuzk_fr_mul(&den[t - lo], &den[t - lo], &x->num);
+        cuzk_fr_mul(&b, &b, &x->step);
+    }
+}
+
+/* Whether out is the transform of src (g1_transform's contract) for a random combination: with
+ * rho random, sum_j rho^j out_j = sum_{t < n-1} c step^t src_t sum_j (rho root^t)^j, and the inner sum is
+ * (rho^n - 1)/(rho root^t - 1) (root^n = 1). Two MSMs of n points; any wrong set of outputs passes with
+ * probability at most n / r. */
+static int check_transform(const cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n, const cuzk_fr *c,
+                           const cuzk_fr *step, const cuzk_fr *root, const char *what, cuzk_pool *pool,
+                           char *err, size_t errlen)
+{
+    check_ctx x = {.n = n, .root = *root, .c = *c, .step = *step};
+    x.k = malloc(n * sizeof *x.k);
+    x.scratch = malloc((size_t)cuzk_pool_size(pool) * CK_PT_BLOCK * sizeof *x.scratch);
+    if (!x.k || !x.scratch) {
+        free(x.k), free(x.scratch);
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "coset key: out of memory for the transform's check");
+    }
+    cuzk_fr one = CUZK_FR_ONE, t;
+    uint64_t e = n;
+    int rc;
+    do { /* rho^n = 1 would make every inner sum n or 0/0: draw again */
+        if (cuzk_fr_random(&x.rho)) {
+            rc = cuzk_fail(err, errlen, CUZK_EIO, "coset key: getrandom failed");
+            goto out;
+        }
+        cuzk_fr_pow(&t, &x.rho, &e, 1);
+    } while (cuzk_fr_is_one(&t) || cuzk_fr_is_zero(&x.rho));
+    cuzk_fr_sub(&x.num, &t, &one);
+    cuzk_fr_mul(&x.num, &x.num, &x.c);
+    cuzk_g1 lhs, rhs;
+    size_t tasks = (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK;
+    x.pass = 0;
+    cuzk_pool_run(pool, tasks, check_task, &x);
+    if ((rc = cuzk_g1_msm(&lhs, out, x.k, n, pool)))
+        goto msm_failed;
+    x.pass = 1;
+    cuzk_pool_run(pool, tasks, check_task, &x);
+    if ((rc = cuzk_g1_msm(&rhs, src, x.k, n - 1, pool)))
+        goto msm_failed;
+    rc = cuzk_g1_eq(&lhs, &rhs)
+             ? CUZK_OK
+             : cuzk_fail(err, errlen, CUZK_EIO,
+                         "coset key: the accelerator's transform of %s fails its check (a random "
+                         "combination of its %zu points); the key is left as it was",
+                         what, n);
+    goto out;
+msm_failed:
+    rc = cuzk_fail(err, errlen, rc, "coset key: the transform's check: MSM of %zu points failed", n);
+out:
+    free(x.k);
+    free(x.scratch);
+    return rc;
+}
+
 /* ---- the column sums of C ---------------------------------------------------------------- */
 
 typedef struct {
@@ -337,11 +434,13 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
     uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m);
     ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0, 2 * units + nnz};
     progress_add(&pr, 0);
-    if (accel) { /* h'_j, then Q_r */
-        if ((rc = accel->g1_transform(accel->ctx, h_new, pk->h, m, &km, &ginv, &winv, pool, err, errlen)))
+    if (accel) { /* h'_j, then Q_r, each checked on the CPU before it is used */
+        if ((rc = accel->g1_transform(accel->ctx, h_new, pk->h, m, &km, &ginv, &winv, pool, err, errlen)) ||
+            (rc = check_transform(h_new, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
-        if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
+        if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)) ||
+            (rc = check_transform(q, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
     } else {
