@@ -776,6 +776,16 @@ static int failing_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1
     return cuzk_fail(err, errlen, CUZK_EIO, "transform: no device here");
 }
 
+/* *dst = *pk sharing vk, a and b, with h and l copies of its own (a conversion replaces those two). */
+static void own_h_l(cuzk_groth16_params *dst, const cuzk_groth16_params *pk)
+{
+    *dst = *pk;
+    dst->h = malloc((pk->n_h + 1) * sizeof *dst->h);
+    dst->l = malloc((pk->n_l + 1) * sizeof *dst->l);
+    memcpy(dst->h, pk->h, pk->n_h * sizeof *dst->h);
+    memcpy(dst->l, pk->l, pk->n_l * sizeof *dst->l);
+}
+
 /* An accelerator that computes the transform by its definition, out_j = sum_{t < n-1} root^(jt) c step^t
  * src_t (n^2 multiplications: small keys only); ctx non-NULL: then one output point is moved off, as a faulty
  * device would. */
@@ -815,11 +825,8 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
                             const cuzk_groth16_proof *proof, const char *what)
 {
     size_t m = q->m, nv = q->nv;
-    cuzk_groth16_params conv = *pk; /* shares vk, a and b with pk; h and l are its own (replaced below) */
-    conv.h = malloc((pk->n_h + 1) * sizeof *conv.h);
-    conv.l = malloc((pk->n_l + 1) * sizeof *conv.l);
-    memcpy(conv.h, pk->h, pk->n_h * sizeof *conv.h);
-    memcpy(conv.l, pk->l, pk->n_l * sizeof *conv.l);
+    cuzk_groth16_params conv;
+    own_h_l(&conv, pk);
     seen_progress sp = {0};
     cuzk_groth16_coset_opts co = {NULL, note_progress, &sp};
     char err[256] = "";
@@ -885,11 +892,8 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     /* an accelerator computing the transforms by their definition gives the same key; one that moves a point
      * fails the conversion's check (keys up to 2^6: the accelerator is quadratic) */
     if (m <= 64) {
-        cuzk_groth16_params viaacc = *pk;
-        viaacc.h = malloc((pk->n_h + 1) * sizeof *viaacc.h);
-        viaacc.l = malloc((pk->n_l + 1) * sizeof *viaacc.l);
-        memcpy(viaacc.h, pk->h, pk->n_h * sizeof *viaacc.h);
-        memcpy(viaacc.l, pk->l, pk->n_l * sizeof *viaacc.l);
+        cuzk_groth16_params viaacc;
+        own_h_l(&viaacc, pk);
         cuzk_coset_accel naive = {"naive", NULL, naive_transform};
         cuzk_groth16_coset_opts no = {&naive, NULL, NULL};
         rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[1], err, sizeof err);
@@ -898,11 +902,13 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
               "%s: conversion through the accelerator hook: rc %d (%s)", what, rc, err);
         free(viaacc.h), free(viaacc.l);
         if (m > 2) {
-            viaacc = *pk;
+            own_h_l(&viaacc, pk);
+            cuzk_g1_affine *keep = viaacc.h;
             naive.ctx = &naive;
             rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, NULL, err, sizeof err);
-            CHECK(rc == CUZK_EIO && strstr(err, "fails its check") && viaacc.h == pk->h && !viaacc.h_coset,
+            CHECK(rc == CUZK_EIO && strstr(err, "fails its check") && viaacc.h == keep && !viaacc.h_coset,
                   "%s: an accelerator with one point off: rc %d (%s)", what, rc, err);
+            free(viaacc.h), free(viaacc.l);
         }
     }
 
