@@ -218,6 +218,12 @@ run "$BENCH" --addr "$A" single --type circuit --circuit bitscoset --wtns "$FIX/
 expect 0 "cuzk-bench --addr single on the circuit registered with the coset key"
 run "$CUZK" verify-params "$TMP/bits.vk" "$FIX/bits/witness.wtns" "$TMP/b2.bin"
 expect 0 "... its proof verifies with the .params key's .vk"
+grep -q "circuit bits: loaded .*key in bellperson's form" "$TMP/bench-daemon.log" &&
+    grep -q 'circuit bits: `cuzk coset-key ' "$TMP/bench-daemon.log" &&
+    pass "the daemon logs the .params key's form and how to convert it" || fail "no key-form lines for bits in the log"
+grep -q 'circuit bitscoset: loaded .*key in the coset form' "$TMP/bench-daemon.log" &&
+    ! grep -q 'circuit bitscoset: `cuzk coset-key' "$TMP/bench-daemon.log" &&
+    pass "... and the coset key's form, with no hint" || fail "bitscoset's key-form line is missing or hints"
 mkdir "$TMP/outdir"
 run "$BENCH" --addr "$A" single --type circuit --circuit bits --wtns "$FIX/bits/witness.wtns" --out "$TMP/outdir/no/b.bin"
 expect 1 "cuzk-bench --addr single --out into a missing directory: exit 1"

@@ -375,10 +375,16 @@ static int circuit_ensure(cuzkd_service *svc, circuit *c, bool *already, uint64_
     int rc = circuit_build(svc, c, err, errlen);
     pthread_mutex_unlock(&svc->load_mu);
     *load_ms = (uint64_t)(now_ms() - t0);
-    if (rc == CUZK_OK)
-        LOG_INFO("circuit %s: loaded in %" PRIu64 " ms (%zu constraints, %zu variables, %" PRIu64 " bytes)",
-                 c->id, *load_ms, c->cs.n_constraints, c->cs.n_inputs + c->cs.n_aux, c->bytes);
-    else
+    if (rc == CUZK_OK) {
+        LOG_INFO("circuit %s: loaded in %" PRIu64 " ms (%zu constraints, %zu variables, %" PRIu64
+                 " bytes, key in %s form)",
+                 c->id, *load_ms, c->cs.n_constraints, c->cs.n_inputs + c->cs.n_aux, c->bytes,
+                 c->pk.h_coset ? "the coset" : "bellperson's");
+        if (c->kind == CK_FILE && !c->pk.h_coset)
+            LOG_INFO("circuit %s: `cuzk coset-key %s %s KEY.coset` converts its key once; registered with "
+                     "KEY.coset it proves the same proofs with two NTTs fewer a partition (docs/design/022)",
+                     c->id, c->params_path, c->r1cs_path);
+    } else
         LOG_WARN("circuit %s: cannot load: %s", c->id, err);
     pthread_mutex_lock(&svc->mu);
     c->loading = false;
@@ -1171,8 +1177,8 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
         METRIC("cuzk_gpu_key_resident_bytes", "gauge",
                "Device bytes of the proving keys resident on a device.");
         for (int i = 0; i < ec.devices; i++)
-            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", cuzk_engine_device_id(&ec, i),
-                      res[i]);
+            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n",
+                      cuzk_engine_device_id(&ec, i), res[i]);
         METRIC("cuzk_gpu_keys_streamed", "gauge",
                "Proving keys streamed from host memory on a device, wholly or in part (over key_vram, or not "
                "fitting): slower.");
@@ -1719,12 +1725,13 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     cuzk_engine_get_config(svc->engine, &got);
     char ids[256];
     cuzk_engine_device_list_format(got.device_mask, ids, sizeof ids);
-    LOG_INFO("engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
-             "%s evaluation, budget %" PRIu64 " MiB",
-             got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
-             got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
-             got.post_workers, got.post_workers == 1 ? "" : "s",
-             got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
+    LOG_INFO(
+        "engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
+        "%s evaluation, budget %" PRIu64 " MiB",
+        got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
+        got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
+        got.post_workers, got.post_workers == 1 ? "" : "s",
+        got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
     /* [srs] preload: before the first connection */
     for (int i = 0; i < cfg->n_preload; i++) {
         int code;
