@@ -123,7 +123,7 @@ for t in 1 3; do
     cmp -s "$TMP/w1.bin" "$TMP/e$t.bin" && pass "--eval-threads $t: the same proofs" ||
         fail "--eval-threads $t gives other proofs"
 done
-# the key's two forms (docs/design/021; coset by default): other key points, the same proofs
+# the key's forms (docs/design/021; coset by default): other key points, the same proofs
 expect_out "^  workload +porep-shaped .*key in the coset form" "the key's coset form is the default"
 for e in host device; do
     run "$BENCH" "${POREP[@]}" --seed 5 --eval "$e" --key-form bellperson --proofs-out "$TMP/bp-$e.bin"
@@ -137,6 +137,13 @@ expect 0 "--key-form coset: exit 0"
 cmp -s "$TMP/w1.bin" "$TMP/coset.bin" && pass "--key-form coset is the default" ||
     fail "--key-form coset gives other proofs than the default"
 
+# a bellperson key converted without its toxic waste (docs/design/022): the same proofs again
+run "$BENCH" "${POREP[@]}" --seed 5 --key-form converted --proofs-out "$TMP/converted.bin"
+expect 0 "--key-form converted: exit 0"
+expect_err 'key converted to the coset form in [0-9.]+ s \(transforms on the (CPU|GPU)\)' "... timed on stderr"
+expect_out "^  workload +porep-shaped .*key converted to the coset form" "... named in the summary"
+cmp -s "$TMP/w1.bin" "$TMP/converted.bin" && pass "--key-form converted: the same proofs" ||
+    fail "--key-form converted gives other proofs than the coset form"
 run "$BENCH" single "${TINY[@]}" --key-form snarkjs
 expect_usage "--key-form snarkjs (not a form of this key)"
 run "$BENCH" "${POREP[@]}" --seed 6 --proofs-out "$TMP/seed6.bin"

@@ -50,8 +50,11 @@ typedef struct {
                                queue_depth, pool_idle, budget, flags, eval */
     const char *timeline;   /* --timeline FILE, or NULL */
     const char *proofs_out; /* --proofs-out FILE, or NULL */
-    const cuzk_setup_accel *setup_accel; /* where the workload's key is made: NULL = CPU (--backend gpu: GPU) */
+    const cuzk_setup_accel
+        *setup_accel; /* where the workload's key is made: NULL = CPU (--backend gpu: GPU) */
     bool h_coset; /* --key-form: the key in the coset form (cuzk/groth16.h; the default) or bellperson's */
+    bool key_converted; /* --key-form converted: made in bellperson's form, then taken to the coset form by
+                           cuzk_groth16_params_to_coset (docs/design/022), timed */
     /* sweep: every (c, j, gw) of the three lists, in this order */
     uint32_t c_list[BENCH_LIST_MAX], j_list[BENCH_LIST_MAX], gw_list[BENCH_LIST_MAX];
     unsigned n_c, n_j, n_gw;

@@ -98,7 +98,7 @@ static const struct {
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
     [F_NO_ZPACK] = {"--no-zpack", NULL, NULL, "GPU, device evaluation: send each witness whole (default: packed by synthesis, 3 bits a 0 or 1 value, expanded on the device)"},
-    [F_KEY_FORM] = {"--key-form", NULL, "NAME", "the workload's key: coset (default: h over the coset's Lagrange basis, C's share folded into l; two NTTs fewer a partition, docs/design/021) or bellperson (the .params layout); the same proofs"},
+    [F_KEY_FORM] = {"--key-form", NULL, "NAME", "the workload's key: coset (default: h over the coset's Lagrange basis, C's share folded into l; two NTTs fewer a partition, docs/design/021), bellperson (the .params layout) or converted (made in bellperson's form, then converted without the toxic waste as `cuzk coset-key` does, timed; docs/design/022); the same proofs"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
     [F_PROOFS_OUT] = {"--proofs-out", NULL, "FILE", "write every proof to FILE: 192 bytes each (bellperson), jobs in submission order, partitions in order"},
     [F_COUNT] = {"--count", "-c", "N", "proofs to submit (default 4)"},
@@ -352,8 +352,8 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
     case F_DEVICE_IDS:
         if (cuzk_engine_device_list_parse(v, &o->cfg.device_mask) != CUZK_OK)
-            return usage_error(c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'",
-                               v);
+            return usage_error(
+                c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'", v);
         break;
     case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;
     case F_POOL: INT_FLAG(1, 1000000) o->cfg.pool_idle = (int)x; break;
@@ -376,12 +376,13 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
     case F_NO_ZPACK: o->cfg.flags |= CUZK_ENGINE_NO_ZPACK; break;
     case F_KEY_FORM:
-        if (!strcmp(v, "coset"))
+        o->key_converted = !strcmp(v, "converted");
+        if (!strcmp(v, "coset") || o->key_converted)
             o->h_coset = true;
         else if (!strcmp(v, "bellperson"))
             o->h_coset = false;
         else
-            return usage_error(c, "--key-form expects coset or bellperson, not '%s'", v);
+            return usage_error(c, "--key-form expects coset, bellperson or converted, not '%s'", v);
         break;
     case F_TIMELINE: o->timeline = v; break;
     case F_PROOFS_OUT: o->proofs_out = v; break;
@@ -505,7 +506,8 @@ int bench_remote(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
+    if (argc >= 2 &&
+        (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
         return bench_remote(argc, argv);
     if (argc < 2) {
         print_main_usage(stderr);

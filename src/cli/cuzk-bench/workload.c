@@ -71,7 +71,9 @@ static void random_free(void *user)
 /* The workload summary's words for the key's form (--key-form). */
 static const char *key_form(const bench_opts *o)
 {
-    return o->h_coset ? "key in the coset form" : "key in bellperson's form";
+    return o->key_converted ? "key converted to the coset form"
+           : o->h_coset     ? "key in the coset form"
+                            : "key in bellperson's form";
 }
 
 static int random_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
@@ -164,9 +166,21 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
         accel = &on;
     }
 #endif
-    cuzk_groth16_setup_opts so = {.accel = accel, .h_coset = o->h_coset};
+    cuzk_groth16_setup_opts so = {.accel = accel, .h_coset = o->h_coset && !o->key_converted};
     if (rc == CUZK_OK)
         rc = cuzk_groth16_setup_ex(&w->pk, &w->cs, &tw, &so, pool, err, errlen);
+    if (rc == CUZK_OK && o->key_converted) { /* as `cuzk coset-key` does to a .params key (docs/design/022) */
+        cuzk_groth16_coset_opts co = {NULL, NULL, NULL};
+#ifdef CUZK_HAVE_GPU
+        if (o->setup_accel == cuzk_gpu_setup_accel())
+            co.accel = cuzk_gpu_coset_accel();
+#endif
+        double t0 = bench_now();
+        rc = cuzk_groth16_params_to_coset(&w->pk, &w->cs, &co, pool, err, errlen);
+        if (rc == CUZK_OK)
+            fprintf(stderr, "cuzk-bench: key converted to the coset form in %.2f s (transforms on the %s)\n",
+                    bench_now() - t0, co.accel ? "GPU" : "CPU");
+    }
     cuzk_pool_free(pool);
     return rc;
 }
