@@ -28,60 +28,50 @@
 extern "C" {
 #endif
 
-typedef struct {
-    cuzk_fp x, y;
-} cuzk_g1_affine;
-typedef struct {
-    cuzk_fp X, Y, Z;
-} cuzk_g1;
-typedef struct {
-    cuzk_fp X, Y, ZZ, ZZZ;
-} cuzk_g1_xyzz;
+typedef struct { cuzk_fp x, y; } cuzk_g1_affine;
+typedef struct { cuzk_fp X, Y, Z; } cuzk_g1;
+typedef struct { cuzk_fp X, Y, ZZ, ZZZ; } cuzk_g1_xyzz;
 
-typedef struct {
-    cuzk_fp2 x, y;
-} cuzk_g2_affine;
-typedef struct {
-    cuzk_fp2 X, Y, Z;
-} cuzk_g2;
-typedef struct {
-    cuzk_fp2 X, Y, ZZ, ZZZ;
-} cuzk_g2_xyzz;
+typedef struct { cuzk_fp2 x, y; } cuzk_g2_affine;
+typedef struct { cuzk_fp2 X, Y, Z; } cuzk_g2;
+typedef struct { cuzk_fp2 X, Y, ZZ, ZZZ; } cuzk_g2_xyzz;
 
 /* The standard generators (zcash / IETF). */
 extern const cuzk_g1_affine CUZK_G1_GENERATOR;
 extern const cuzk_g2_affine CUZK_G2_GENERATOR;
 
-#define CUZK_DECLARE_CURVE(G, F)                                                                             \
-    void cuzk_##G##_set_identity(cuzk_##G *r);                                                               \
-    bool cuzk_##G##_is_identity(const cuzk_##G *a);                                                          \
-    bool cuzk_##G##_affine_is_identity(const cuzk_##G##_affine *a);                                          \
-    void cuzk_##G##_from_affine(cuzk_##G *r, const cuzk_##G##_affine *a);                                    \
-    void cuzk_##G##_to_affine(cuzk_##G##_affine *r, const cuzk_##G *a);                                      \
-    /* n points with one inversion; scratch holds n field elements (caller owns). */                         \
-    void cuzk_##G##_batch_to_affine(cuzk_##G##_affine *out, const cuzk_##G *in, size_t n, F *scratch);       \
-    void cuzk_##G##_add(cuzk_##G *r, const cuzk_##G *a, const cuzk_##G *b);                                  \
-    void cuzk_##G##_add_affine(cuzk_##G *r, const cuzk_##G *a, const cuzk_##G##_affine *b);                  \
-    void cuzk_##G##_dbl(cuzk_##G *r, const cuzk_##G *a);                                                     \
-    void cuzk_##G##_neg(cuzk_##G *r, const cuzk_##G *a);                                                     \
-    void cuzk_##G##_affine_neg(cuzk_##G##_affine *r, const cuzk_##G##_affine *a);                            \
-    bool cuzk_##G##_eq(const cuzk_##G *a, const cuzk_##G *b);                                                \
-    bool cuzk_##G##_affine_eq(const cuzk_##G##_affine *a, const cuzk_##G##_affine *b);                       \
-    /* Curve equation holds (the identity counts as on the curve). */                                        \
-    bool cuzk_##G##_affine_on_curve(const cuzk_##G##_affine *a);                                             \
-    bool cuzk_##G##_on_curve(const cuzk_##G *a);                                                             \
-    /* In the prime-order subgroup (assumes on_curve). */                                                    \
-    bool cuzk_##G##_affine_in_group(const cuzk_##G##_affine *a);                                             \
-    void cuzk_##G##_mul(cuzk_##G *r, const cuzk_##G *a, const uint64_t *k, size_t nlimbs);                   \
-    void cuzk_##G##_mul_fr(cuzk_##G *r, const cuzk_##G *a, const cuzk_fr *k);                                \
-    void cuzk_##G##_xyzz_set_identity(cuzk_##G##_xyzz *r);                                                   \
-    bool cuzk_##G##_xyzz_is_identity(const cuzk_##G##_xyzz *a);                                              \
-    void cuzk_##G##_xyzz_add_affine(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a,                            \
-                                    const cuzk_##G##_affine *b);                                             \
-    void cuzk_##G##_xyzz_sub_affine(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a,                            \
-                                    const cuzk_##G##_affine *b);                                             \
-    void cuzk_##G##_xyzz_add(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a, const cuzk_##G##_xyzz *b);        \
-    void cuzk_##G##_xyzz_dbl(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a);                                  \
+#define CUZK_DECLARE_CURVE(G, F)                                                              \
+    void cuzk_##G##_set_identity(cuzk_##G *r);                                                     \
+    bool cuzk_##G##_is_identity(const cuzk_##G *a);                                                \
+    bool cuzk_##G##_affine_is_identity(const cuzk_##G##_affine *a);                                \
+    void cuzk_##G##_from_affine(cuzk_##G *r, const cuzk_##G##_affine *a);                          \
+    void cuzk_##G##_to_affine(cuzk_##G##_affine *r, const cuzk_##G *a);                            \
+    /* n points with one inversion; scratch holds n field elements (caller owns). */              \
+    void cuzk_##G##_batch_to_affine(cuzk_##G##_affine *out, const cuzk_##G *in, size_t n,          \
+                                    F *scratch);                                                   \
+    void cuzk_##G##_add(cuzk_##G *r, const cuzk_##G *a, const cuzk_##G *b);                        \
+    void cuzk_##G##_add_affine(cuzk_##G *r, const cuzk_##G *a, const cuzk_##G##_affine *b);        \
+    void cuzk_##G##_dbl(cuzk_##G *r, const cuzk_##G *a);                                           \
+    void cuzk_##G##_neg(cuzk_##G *r, const cuzk_##G *a);                                           \
+    void cuzk_##G##_affine_neg(cuzk_##G##_affine *r, const cuzk_##G##_affine *a);                  \
+    bool cuzk_##G##_eq(const cuzk_##G *a, const cuzk_##G *b);                                      \
+    bool cuzk_##G##_affine_eq(const cuzk_##G##_affine *a, const cuzk_##G##_affine *b);             \
+    /* Curve equation holds (the identity counts as on the curve). */                             \
+    bool cuzk_##G##_affine_on_curve(const cuzk_##G##_affine *a);                                   \
+    bool cuzk_##G##_on_curve(const cuzk_##G *a);                                                   \
+    /* In the prime-order subgroup (assumes on_curve). */                                          \
+    bool cuzk_##G##_affine_in_group(const cuzk_##G##_affine *a);                                   \
+    void cuzk_##G##_mul(cuzk_##G *r, const cuzk_##G *a, const uint64_t *k, size_t nlimbs);         \
+    void cuzk_##G##_mul_fr(cuzk_##G *r, const cuzk_##G *a, const cuzk_fr *k);                      \
+    void cuzk_##G##_xyzz_set_identity(cuzk_##G##_xyzz *r);                                         \
+    bool cuzk_##G##_xyzz_is_identity(const cuzk_##G##_xyzz *a);                                    \
+    void cuzk_##G##_xyzz_add_affine(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a,                  \
+                                    const cuzk_##G##_affine *b);                                   \
+    void cuzk_##G##_xyzz_sub_affine(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a,                  \
+                                    const cuzk_##G##_affine *b);                                   \
+    void cuzk_##G##_xyzz_add(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a,                         \
+                             const cuzk_##G##_xyzz *b);                                            \
+    void cuzk_##G##_xyzz_dbl(cuzk_##G##_xyzz *r, const cuzk_##G##_xyzz *a);                        \
     void cuzk_##G##_xyzz_to_jacobian(cuzk_##G *r, const cuzk_##G##_xyzz *a);
 
 CUZK_DECLARE_CURVE(g1, cuzk_fp)

@@ -1177,8 +1177,8 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
         METRIC("cuzk_gpu_key_resident_bytes", "gauge",
                "Device bytes of the proving keys resident on a device.");
         for (int i = 0; i < ec.devices; i++)
-            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n",
-                      cuzk_engine_device_id(&ec, i), res[i]);
+            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", cuzk_engine_device_id(&ec, i),
+                      res[i]);
         METRIC("cuzk_gpu_keys_streamed", "gauge",
                "Proving keys streamed from host memory on a device, wholly or in part (over key_vram, or not "
                "fitting): slower.");
@@ -1725,13 +1725,12 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     cuzk_engine_get_config(svc->engine, &got);
     char ids[256];
     cuzk_engine_device_list_format(got.device_mask, ids, sizeof ids);
-    LOG_INFO(
-        "engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
-        "%s evaluation, budget %" PRIu64 " MiB",
-        got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
-        got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
-        got.post_workers, got.post_workers == 1 ? "" : "s",
-        got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
+    LOG_INFO("engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
+             "%s evaluation, budget %" PRIu64 " MiB",
+             got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
+             got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
+             got.post_workers, got.post_workers == 1 ? "" : "s",
+             got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
     /* [srs] preload: before the first connection */
     for (int i = 0; i < cfg->n_preload; i++) {
         int code;
