@@ -1180,8 +1180,7 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         o.density_pop[1] = cuzk_cs_density_count(dbi, cs.n_inputs);
         o.density_pop[2] = cuzk_cs_density_count(dba, cs.n_aux);
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the bitmaps and their counts: %s", what,
-              err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with the bitmaps and their counts: %s", what, err);
         size_t j = cs.n_aux;
         for (size_t i = 0; i < cs.n_aux && j == cs.n_aux; i++)
             if (!((da[i / 64] >> (i % 64)) & 1))
@@ -1210,8 +1209,7 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         cuzk_cs_eval(&cs, z, ev, ev + nc, ev + 2 * nc, NULL);
         cuzk_prove_opts o = {.abc = {ev, ev + nc, ev + 2 * nc}};
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with a, b, c handed in: rc %d %s", what, rc,
-              err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with a, b, c handed in: rc %d %s", what, rc, err);
         size_t row = (size_t)(test_rand64() % nc);
         cuzk_fr_add(&ev[2 * nc + row], &ev[2 * nc + row], &CUZK_FR_ONE);
         char want_msg[64];
@@ -1233,8 +1231,7 @@ static void test_bellperson(size_t nc, size_t ni, size_t na, cuzk_cs_shape shape
         CHECK(cuzk_cs_density(&cs, da, dbi, dba) == CUZK_OK, "%s: density", what);
         cuzk_prove_opts o = {.density = {da, dbi, dba}};
         rc = cuzk_groth16_prove_ex(&other, &pk, &cs, z, &r, &s, &o, POOLS[1], err, sizeof err);
-        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with densities handed in: rc %d %s", what, rc,
-              err);
+        CHECK(rc == CUZK_OK && proof_eq(&other, &proof), "%s: with densities handed in: rc %d %s", what, rc, err);
         if (cs.n_aux > 0) {
             size_t j = (size_t)(test_rand64() % cs.n_aux);
             da[j / 64] ^= UINT64_C(1) << (j % 64);

@@ -9,7 +9,8 @@
  *                                outputs poisoned first. Keys of random circuits (2^8, 2^12 domains):
  *                                byte-equal, and a proof under the GPU-made key verifies.
  *                                A bellperson-form key's conversion to the coset form (docs/design/022)
- *                                with its transforms on the GPU: byte-equal to the CPU's, 2^1 .. 2^12.
+ *                                with its transforms on the GPU: byte-equal to the CPU's, 2^1 .. 2^12,
+ *                                endomorphism-split and plain.
  *   test_gpu_setup bench [LG]    G1 and G2 fixed-base rates, and a 2^LG key (default 20) on both.
  *   test_gpu_setup bench-coset LG...  the conversion of a 2^LG key, GPU transforms (and CPU to 2^16).
  */
@@ -41,7 +42,8 @@ static void scalars(cuzk_fr *k, size_t n)
         k[5] = k[4];
 }
 
-template <class A> static void compare(const char *g, size_t n, const A *gpu, const A *cpu)
+template <class A>
+static void compare(const char *g, size_t n, const A *gpu, const A *cpu)
 {
     size_t bad = 0, first = n;
     for (size_t i = 0; i < n; i++)
@@ -67,8 +69,7 @@ static void check_fixed_base(cuzk_pool *pool, bool small_chunks)
         if (small_chunks && n > 200000)
             continue;
         cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
-        cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a),
-                       *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
+        cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a), *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
         scalars(k, n);
         memset(a, 0xa5, n * sizeof *a);
         int rc = cuzk_gpu_g1_fixed_base_mul(a, k, n, pool, err, sizeof err);
@@ -82,8 +83,7 @@ static void check_fixed_base(cuzk_pool *pool, bool small_chunks)
     for (size_t s = 0; s < sizeof g2_sizes / sizeof g2_sizes[0]; s++) {
         size_t n = g2_sizes[s];
         cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
-        cuzk_g2_affine *a = (cuzk_g2_affine *)malloc(n * sizeof *a),
-                       *b = (cuzk_g2_affine *)malloc(n * sizeof *b);
+        cuzk_g2_affine *a = (cuzk_g2_affine *)malloc(n * sizeof *a), *b = (cuzk_g2_affine *)malloc(n * sizeof *b);
         scalars(k, n);
         memset(a, 0x5a, n * sizeof *a);
         int rc = cuzk_gpu_g2_fixed_base_mul(a, k, n, pool, err, sizeof err);
@@ -119,10 +119,8 @@ static void check_split(cuzk_pool *pool)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             size_t n = sizes[s];
             cuzk_fr *k = (cuzk_fr *)malloc(n * sizeof *k);
-            cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a),
-                           *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
-            cuzk_g2_affine *a2 = (cuzk_g2_affine *)malloc(n * sizeof *a2),
-                           *b2 = (cuzk_g2_affine *)malloc(n * sizeof *b2);
+            cuzk_g1_affine *a = (cuzk_g1_affine *)malloc(n * sizeof *a), *b = (cuzk_g1_affine *)malloc(n * sizeof *b);
+            cuzk_g2_affine *a2 = (cuzk_g2_affine *)malloc(n * sizeof *a2), *b2 = (cuzk_g2_affine *)malloc(n * sizeof *b2);
             scalars(k, n);
             memset(a, 0xa5, n * sizeof *a);
             memset(a2, 0x5a, n * sizeof *a2);
@@ -138,8 +136,7 @@ static void check_split(cuzk_pool *pool)
             if (n < 100000) {
                 rc = acc.g2_fixed_base(acc.ctx, a2, k, n, pool, err, sizeof err);
                 CHECK(rc == CUZK_OK, "split g2 on %s, n=%zu: %s", names[l], n, err);
-                CHECK(cuzk_g2_fixed_base_mul(b2, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g2: %s",
-                      err);
+                CHECK(cuzk_g2_fixed_base_mul(b2, k, n, 0, pool, err, sizeof err) == CUZK_OK, "cpu g2: %s", err);
                 if (rc == CUZK_OK)
                     compare("G2 split", n, a2, b2);
             }
@@ -161,18 +158,14 @@ static void check_split(cuzk_pool *pool)
 static bool same_key(const cuzk_groth16_params *x, const cuzk_groth16_params *y)
 {
     const cuzk_groth16_vk *a = &x->vk, *b = &y->vk;
-    bool ok =
-        x->n_h == y->n_h && x->n_l == y->n_l && x->n_a == y->n_a && x->n_b == y->n_b && a->n_ic == b->n_ic;
+    bool ok = x->n_h == y->n_h && x->n_l == y->n_l && x->n_a == y->n_a && x->n_b == y->n_b && a->n_ic == b->n_ic;
     ok = ok && !memcmp(&a->alpha_g1, &b->alpha_g1, sizeof a->alpha_g1) &&
-         !memcmp(&a->beta_g1, &b->beta_g1, sizeof a->beta_g1) &&
-         !memcmp(&a->delta_g1, &b->delta_g1, sizeof a->delta_g1) &&
-         !memcmp(&a->beta_g2, &b->beta_g2, sizeof a->beta_g2) &&
-         !memcmp(&a->gamma_g2, &b->gamma_g2, sizeof a->gamma_g2) &&
+         !memcmp(&a->beta_g1, &b->beta_g1, sizeof a->beta_g1) && !memcmp(&a->delta_g1, &b->delta_g1, sizeof a->delta_g1) &&
+         !memcmp(&a->beta_g2, &b->beta_g2, sizeof a->beta_g2) && !memcmp(&a->gamma_g2, &b->gamma_g2, sizeof a->gamma_g2) &&
          !memcmp(&a->delta_g2, &b->delta_g2, sizeof a->delta_g2);
     ok = ok && !memcmp(a->ic, b->ic, a->n_ic * sizeof *a->ic) && !memcmp(x->h, y->h, x->n_h * sizeof *x->h) &&
          !memcmp(x->l, y->l, x->n_l * sizeof *x->l) && !memcmp(x->a, y->a, x->n_a * sizeof *x->a) &&
-         !memcmp(x->b_g1, y->b_g1, x->n_b * sizeof *x->b_g1) &&
-         !memcmp(x->b_g2, y->b_g2, x->n_b * sizeof *x->b_g2);
+         !memcmp(x->b_g1, y->b_g1, x->n_b * sizeof *x->b_g1) && !memcmp(x->b_g2, y->b_g2, x->n_b * sizeof *x->b_g2);
     return ok;
 }
 
@@ -186,8 +179,7 @@ static void check_keys(cuzk_pool *pool)
         cuzk_fr *z = (cuzk_fr *)malloc((ni + na) * sizeof *z);
         CHECK(cuzk_cs_random(&cs, z, ni, na, nc, test_rand64(), CUZK_CS_RANDOM_BITS) == CUZK_OK, "cs_random");
         cuzk_groth16_toxic tw;
-        CHECK(cuzk_groth16_toxic_random(&tw, (size_t)1 << lgs[t], err, sizeof err) == CUZK_OK, "toxic: %s",
-              err);
+        CHECK(cuzk_groth16_toxic_random(&tw, (size_t)1 << lgs[t], err, sizeof err) == CUZK_OK, "toxic: %s", err);
         cuzk_groth16_params cpu, gpu;
         CHECK(cuzk_groth16_setup(&cpu, &cs, &tw, pool, err, sizeof err) == CUZK_OK, "cpu setup: %s", err);
         /* the first key on the current device, the second cut in two ranges on device 0 */
@@ -202,8 +194,8 @@ static void check_keys(cuzk_pool *pool)
             cuzk_groth16_proof pr;
             cuzk_fr r, s;
             test_rand_fr(&r), test_rand_fr(&s);
-            CHECK(cuzk_groth16_prove(&pr, &gpu, &cs, z, &r, &s, pool, err, sizeof err) == CUZK_OK,
-                  "prove: %s", err);
+            CHECK(cuzk_groth16_prove(&pr, &gpu, &cs, z, &r, &s, pool, err, sizeof err) == CUZK_OK, "prove: %s",
+                  err);
             cuzk_groth16_pvk pvk;
             CHECK(cuzk_groth16_prepare(&pvk, &gpu.vk, err, sizeof err) == CUZK_OK, "prepare: %s", err);
             CHECK(cuzk_groth16_verify(&pvk, z + 1, ni - 1, &pr, err, sizeof err) == CUZK_OK,
@@ -363,9 +355,8 @@ static void bench(cuzk_pool *pool, unsigned lg)
     double t1 = now_s();
     CHECK(cuzk_gpu_g2_fixed_base_mul(b, k, n, pool, err, sizeof err) == CUZK_OK, "g2: %s", err);
     double t2 = now_s();
-    printf(
-        "| fixed-base 2^%u | G1 %.3f s (%.1f M points/s) | G2 %.3f s (%.1f M points/s) | %d host threads |\n",
-        lg, t1 - t0, n / (t1 - t0) / 1e6, t2 - t1, n / (t2 - t1) / 1e6, cuzk_pool_size(pool));
+    printf("| fixed-base 2^%u | G1 %.3f s (%.1f M points/s) | G2 %.3f s (%.1f M points/s) | %d host threads |\n", lg,
+           t1 - t0, n / (t1 - t0) / 1e6, t2 - t1, n / (t2 - t1) / 1e6, cuzk_pool_size(pool));
     free(k), free(a), free(b);
 
     size_t nc = n - 3, ni = 3, na = nc;
@@ -382,8 +373,8 @@ static void bench(cuzk_pool *pool, unsigned lg)
     CHECK(cuzk_groth16_setup(&c, &cs, &tw, pool, err, sizeof err) == CUZK_OK, "cpu setup: %s", err);
     t2 = now_s();
     CHECK(same_key(&g, &c), "bench key 2^%u differs", lg);
-    printf("| setup 2^%u random BITS circuit | GPU-accelerated %.2f s | CPU %.2f s | %.1fx |\n", lg, t1 - t0,
-           t2 - t1, (t2 - t1) / (t1 - t0));
+    printf("| setup 2^%u random BITS circuit | GPU-accelerated %.2f s | CPU %.2f s | %.1fx |\n", lg, t1 - t0, t2 - t1,
+           (t2 - t1) / (t1 - t0));
     cuzk_groth16_params_free(&g);
     cuzk_groth16_params_free(&c);
     cuzk_cs_free(&cs);

@@ -352,8 +352,8 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
     case F_DEVICE_IDS:
         if (cuzk_engine_device_list_parse(v, &o->cfg.device_mask) != CUZK_OK)
-            return usage_error(
-                c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'", v);
+            return usage_error(c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'",
+                               v);
         break;
     case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;
     case F_POOL: INT_FLAG(1, 1000000) o->cfg.pool_idle = (int)x; break;
@@ -506,8 +506,7 @@ int bench_remote(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 &&
-        (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
+    if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
         return bench_remote(argc, argv);
     if (argc < 2) {
         print_main_usage(stderr);
