@@ -67,9 +67,8 @@ typedef struct {
     size_t n;
     const cuzk_g1_affine *src; /* scaling: the n - 1 key points */
     cuzk_fr c, step;           /* scaling: x_t = c step^t src_t, x_(n-1) = identity */
-    cuzk_fr *tw;               /* tw[e] = root^e, e < n / 2 */
-    cuzk_fr root;
-    size_t half; /* the stage's half-size */
+    const cuzk_fr *tw;         /* tw[e] = root^e, e < n / 2 */
+    size_t half;               /* the stage's half-size */
     unsigned lg;
     cuzk_g1_affine *out; /* affine conversion */
     cuzk_fp *scratch;    /* affine conversion: CK_PT_BLOCK a worker */
@@ -96,18 +95,31 @@ static void scale_task(void *arg, size_t task, int worker)
     }
 }
 
-static void twiddle_task(void *arg, size_t task, int worker)
+/* out[i] = base^i for i < n, by blocks (the transform's twiddles, the check's rho^j). */
+typedef struct {
+    cuzk_fr *out;
+    size_t n;
+    cuzk_fr base;
+} powers_ctx;
+
+static void powers_task(void *arg, size_t task, int worker)
 {
     (void)worker;
-    g1_tf *x = arg;
-    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n / 2);
+    powers_ctx *x = arg;
+    size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
     uint64_t e = lo;
     cuzk_fr w;
-    cuzk_fr_pow(&w, &x->root, &e, 1);
+    cuzk_fr_pow(&w, &x->base, &e, 1);
     for (size_t i = lo; i < hi; i++) {
-        x->tw[i] = w;
-        cuzk_fr_mul(&w, &w, &x->root);
+        x->out[i] = w;
+        cuzk_fr_mul(&w, &w, &x->base);
     }
+}
+
+static void powers_fill(cuzk_fr *out, size_t n, const cuzk_fr *base, cuzk_pool *pool)
+{
+    powers_ctx x = {out, n, *base};
+    cuzk_pool_run(pool, (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK, powers_task, &x);
 }
 
 /* One decimation-in-frequency stage: (a, b) -> (a + b, (a - b) root^(u n / 2H)) for the pair at offset u
@@ -179,14 +191,11 @@ static void g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *src, const c
     cuzk_pool_run(pool, pts, affine_task, x);
 }
 
-/* The multiplications of one transform (the progress units): the scaling, then per stage of half-size H
- * the butterflies whose twiddle is not 1. */
-static uint64_t transform_units(size_t n)
+/* The multiplications of one transform (the progress units): n - 1 scalings and, over the stages, the
+ * (n/2) lg - (n - 1) butterflies whose twiddle is not 1: (n/2) lg in all. */
+static uint64_t transform_units(size_t n, unsigned lg)
 {
-    uint64_t u = n - 1;
-    for (size_t H = n / 2; H >= 1; H /= 2)
-        u += n / 2 - n / (2 * H);
-    return u;
+    return (uint64_t)(n / 2) * lg;
 }
 
 /* ---- checking an accelerator's transform ---------------------------------------------------- */
@@ -196,23 +205,15 @@ typedef struct {
     size_t n;
     cuzk_fr rho, root, c, step, num; /* num = c (rho^n - 1) */
     cuzk_fr *scratch;                /* CK_PT_BLOCK a worker */
-    int pass;                        /* 0: rho^j; 1: c step^t (rho^n - 1) / (rho root^t - 1) */
 } check_ctx;
 
+/* k[t] = c step^t (rho^n - 1) / (rho root^t - 1): the inputs' side of the check */
 static void check_task(void *arg, size_t task, int worker)
 {
     check_ctx *x = arg;
     size_t lo = task * CK_PT_BLOCK, hi = block_end(lo, CK_PT_BLOCK, x->n);
     uint64_t e = lo;
     cuzk_fr a, b;
-    if (x->pass == 0) {
-        cuzk_fr_pow(&a, &x->rho, &e, 1);
-        for (size_t j = lo; j < hi; j++) {
-            x->k[j] = a;
-            cuzk_fr_mul(&a, &a, &x->rho);
-        }
-        return;
-    }
     cuzk_fr_pow(&a, &x->root, &e, 1); /* root^t */
     cuzk_fr_pow(&b, &x->step, &e, 1); /* step^t */
     cuzk_fr one = CUZK_FR_ONE, *den = x->k + lo;
@@ -257,13 +258,10 @@ static int check_transform(const cuzk_g1_affine *out, const cuzk_g1_affine *src,
     cuzk_fr_sub(&x.num, &t, &one);
     cuzk_fr_mul(&x.num, &x.num, &x.c);
     cuzk_g1 lhs, rhs;
-    size_t tasks = (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK;
-    x.pass = 0;
-    cuzk_pool_run(pool, tasks, check_task, &x);
+    powers_fill(x.k, n, &x.rho, pool);
     if ((rc = cuzk_g1_msm(&lhs, out, x.k, n, pool)))
         goto msm_failed;
-    x.pass = 1;
-    cuzk_pool_run(pool, tasks, check_task, &x);
+    cuzk_pool_run(pool, (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK, check_task, &x);
     if ((rc = cuzk_g1_msm(&rhs, src, x.k, n - 1, pool)))
         goto msm_failed;
     rc = cuzk_g1_eq(&lhs, &rhs)
@@ -431,7 +429,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         goto out;
     }
 
-    uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m);
+    uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m, lg);
     ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0, 2 * units + nnz};
     progress_add(&pr, 0);
     if (accel) { /* h'_j, then Q_r, each checked on the CPU before it is used */
@@ -444,8 +442,8 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
             goto out;
         progress_add(&pr, units);
     } else {
-        g1_tf x = {.x = jac, .n = m, .tw = tw, .root = winv, .lg = lg, .scratch = scratch};
-        cuzk_pool_run(pool, (m / 2 + CK_PT_BLOCK - 1) / CK_PT_BLOCK, twiddle_task, &x);
+        powers_fill(tw, m / 2, &winv, pool);
+        g1_tf x = {.x = jac, .n = m, .tw = tw, .lg = lg, .scratch = scratch};
         g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool);
         g1_transform(q, pk->h, &km, &one, &x, &pr, pool);
     }
