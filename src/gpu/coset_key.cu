@@ -67,14 +67,15 @@ static __device__ __forceinline__ void mul_xyzz(g1_xyzz_t &acc, const g1_xyzz_t 
         ec_xyzz_dbl(acc);
         uint32_t m = 1u << (i & 31);
         int w = i >> 5;
-        if (k.pos[0][w] & m)
-            ec_xyzz_add(acc, p);
-        else if (k.neg[0][w] & m)
-            ec_xyzz_add(acc, ec_xyzz_neg(p));
-        if ((k.pos[1][w] | k.neg[1][w]) & m) {
-            g1_xyzz_t q = p; /* psi(p) = (beta X, -Y, ZZ, ZZZ), or its negation for a digit -1 */
-            q.X = fp_mul(beta, p.X);
-            if (k.pos[1][w] & m)
+        for (int h = 0; h < 2; h++) { /* digit i of k1, then of k2: one addition in the loop's code */
+            bool pos = k.pos[h][w] & m, neg = k.neg[h][w] & m;
+            if (!pos && !neg)
+                continue;
+            /* p or -p; for k2, psi(p) = (beta X, -Y, ZZ, ZZZ) or its negation */
+            g1_xyzz_t q = p;
+            if (h)
+                q.X = fp_mul(beta, p.X);
+            if (h ? pos : neg)
                 q.Y = fp_neg(p.Y);
             ec_xyzz_add(acc, q);
         }
