@@ -828,7 +828,11 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     cuzk_groth16_params conv;
     own_h_l(&conv, pk);
     seen_progress sp = {0};
-    cuzk_groth16_coset_opts co = {NULL, note_progress, &sp};
+    /* C's columns summed by one task each (the default at these sizes) or, all or some of them, by the
+     * whole pool (heavy_terms 1 or 3): the same key either way, checked against the oracle below */
+    static const size_t heavy[] = {0, 1, 3};
+    size_t hv = heavy[test_rand64() % 3];
+    cuzk_groth16_coset_opts co = {NULL, note_progress, &sp, hv};
     char err[256] = "";
     int rc = cuzk_groth16_params_to_coset(&conv, cs, &co, POOLS[test_rand64() % NPOOLS], err, sizeof err);
     CHECK(rc == CUZK_OK && conv.h_coset && conv.n_h == m && conv.n_l == nv, "%s: conversion: rc %d (%s)",
@@ -881,8 +885,9 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         bad_l += !shifted_eq(&conv.l[i], &x, &mine->l[i]);
     }
     free(ci);
-    CHECK(bad_h == 0 && bad_l == 0, "%s: converted key: %zu of %zu h and %zu of %zu l points off", what,
-          bad_h, m, bad_l, nv);
+    CHECK(bad_h == 0 && bad_l == 0,
+          "%s: converted key (heavy_terms %zu): %zu of %zu h and %zu of %zu l points off", what, hv, bad_h, m,
+          bad_l, nv);
 
     cuzk_groth16_proof other;
     rc = cuzk_groth16_prove(&other, &conv, cs, z, r, s, POOLS[test_rand64() % NPOOLS], err, sizeof err);
@@ -895,7 +900,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         cuzk_groth16_params viaacc;
         own_h_l(&viaacc, pk);
         cuzk_coset_accel naive = {"naive", NULL, naive_transform};
-        cuzk_groth16_coset_opts no = {&naive, NULL, NULL};
+        cuzk_groth16_coset_opts no = {&naive, NULL, NULL, 0};
         rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[1], err, sizeof err);
         CHECK(rc == CUZK_OK && same_bytes(viaacc.h, conv.h, m * sizeof *conv.h) &&
                   same_bytes(viaacc.l, conv.l, nv * sizeof *conv.l),
@@ -935,7 +940,7 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
           what, rc, err);
     conv = *pk;
     cuzk_coset_accel broken = {"broken", NULL, failing_transform};
-    cuzk_groth16_coset_opts bo = {&broken, NULL, NULL};
+    cuzk_groth16_coset_opts bo = {&broken, NULL, NULL, 0};
     rc = cuzk_groth16_params_to_coset(&conv, cs, &bo, NULL, err, sizeof err);
     CHECK(rc == CUZK_EIO && strstr(err, "no device here") && conv.h == pk->h && conv.l == pk->l &&
               !conv.h_coset,

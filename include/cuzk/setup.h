@@ -132,6 +132,8 @@ typedef struct {
     const cuzk_coset_accel *accel;   /* where the transforms run (NULL: the CPU) */
     cuzk_setup_progress_fn progress; /* units: scalar multiplications and C terms */
     void *progress_ctx;
+    size_t heavy_terms; /* a column of C with more terms than this is summed by the whole pool (its +-1 terms
+                         * as batch-affine sums, the rest as an MSM) instead of by one task; 0: 1024 */
 } cuzk_groth16_coset_opts;
 
 /* Takes pk, a key in bellperson's form for the circuit cs (as read from .params: one a ceremony made, say),

@@ -19,7 +19,9 @@
  * The transforms are radix-2 decimation in frequency over G1 (each butterfly an addition, a
  * subtraction and, but at twiddle 1, one variable-base multiplication), then a bit reversal;
  * the column sums read C transposed (one pass to count, one to fill), so each variable's sum is
- * one task's and exact. A coefficient of +-1 is a mixed addition, any other a multiplication.
+ * one task's and exact. A coefficient of +-1 is a mixed addition, any other a multiplication; a column
+ * of more than opts->heavy_terms terms (default 1024: the constant's, say) is summed by the whole pool
+ * instead, its +-1 terms as batch-affine sums and the rest as an MSM.
  *
  * An accelerator's transforms (cuzk_coset_accel) are checked on the CPU before they are used: a random
  * combination of the outputs against the same combination carried to the inputs (check_transform, two
@@ -30,6 +32,7 @@
  * pool, in blocks, one step at a time, with progress between steps.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +44,8 @@
 #define CK_BFLY_BLOCK 64  /* butterflies per transform task */
 #define CK_PT_BLOCK 4096  /* points per scaling, reversal or affine task */
 #define CK_VAR_BLOCK 1024 /* variables per column-sum task */
+#define CK_HEAVY 1024     /* default of opts->heavy_terms: a longer column is summed by the whole pool */
+#define CK_HEAVY_CHUNK ((size_t)1 << 20) /* a heavy column's terms gathered at a time */
 
 typedef struct {
     cuzk_setup_progress_fn fn;
@@ -289,10 +294,19 @@ typedef struct {
     const cuzk_g1_affine *q, *l_old;
     cuzk_g1_affine *l_new;
     cuzk_fr minus_one;
+    uint64_t heavy;   /* columns of more terms are heavy_column's */
     cuzk_g1 *jac;     /* CK_VAR_BLOCK a worker */
     cuzk_fp *scratch; /* CK_VAR_BLOCK a worker */
     size_t nv, nin;
 } col_ctx;
+
+static bool u256_less(const uint64_t a[4], const uint64_t b[4])
+{
+    for (int i = 3; i >= 0; i--)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return false;
+}
 
 static void column_task(void *arg, size_t task, int worker)
 {
@@ -302,6 +316,13 @@ static void column_task(void *arg, size_t task, int worker)
     for (size_t i = lo; i < hi; i++) {
         cuzk_g1 s, t, u;
         cuzk_g1_set_identity(&s);
+        if (x->colptr[i + 1] - x->colptr[i] > x->heavy) { /* heavy_column's, later: l_old or the identity */
+            if (i >= x->nin)
+                cuzk_g1_from_affine(&jac[i - lo], &x->l_old[i - x->nin]);
+            else
+                jac[i - lo] = s;
+            continue;
+        }
         for (uint64_t k = x->colptr[i]; k < x->colptr[i + 1]; k++) {
             const cuzk_fr *coef = cuzk_csr_coef(&x->cs->c, x->terms[k]);
             const cuzk_g1_affine *p = &x->q[x->rows[k]];
@@ -311,9 +332,17 @@ static void column_task(void *arg, size_t task, int worker)
                 cuzk_g1_affine np;
                 cuzk_g1_affine_neg(&np, p);
                 cuzk_g1_add_affine(&t, &s, &np);
-            } else {
+            } else { /* by c or, negated, by -c: whichever is shorter (a small negative coefficient) */
+                uint64_t kp[4], kn[4];
+                cuzk_fr nc;
+                cuzk_fr_neg(&nc, coef);
+                cuzk_fr_to_canonical(kp, coef);
+                cuzk_fr_to_canonical(kn, &nc);
+                bool neg = u256_less(kn, kp);
                 cuzk_g1_from_affine(&u, p);
-                cuzk_g1_mul_fr(&u, &u, coef);
+                cuzk_g1_mul(&u, &u, neg ? kn : kp, 4);
+                if (neg)
+                    cuzk_g1_neg(&u, &u);
                 cuzk_g1_add(&t, &s, &u);
             }
             s = t;
@@ -325,6 +354,75 @@ static void column_task(void *arg, size_t task, int worker)
             jac[i - lo] = t;
     }
     cuzk_g1_batch_to_affine(x->l_new + lo, jac, hi - lo, x->scratch + (size_t)worker * CK_VAR_BLOCK);
+}
+
+/* Scratch of heavy_column: the terms of a chunk split by their coefficient. */
+typedef struct {
+    cuzk_g1_affine *plus, *minus, *gen; /* CK_HEAVY_CHUNK each */
+    cuzk_fr *k;                         /* the general terms' coefficients */
+} heavy_buf;
+
+/* Variable i's column (more than x->heavy terms: one task's share of the column sums would hold the pool
+ * up, and each general coefficient would be a multiplication of its own) summed on the whole pool, a chunk
+ * at a time: the terms with +1 and -1 as two batch-affine sums, the rest as one MSM. Then l_new[i], which
+ * column_task left at l_old[i] (the identity for an input), loses the sum. */
+static int heavy_column(col_ctx *x, size_t i, heavy_buf *b, cuzk_pool *pool)
+{
+    cuzk_g1 s, t;
+    cuzk_g1_set_identity(&s);
+    for (uint64_t lo = x->colptr[i]; lo < x->colptr[i + 1]; lo += CK_HEAVY_CHUNK) {
+        uint64_t hi = lo + CK_HEAVY_CHUNK < x->colptr[i + 1] ? lo + CK_HEAVY_CHUNK : x->colptr[i + 1];
+        size_t np = 0, nm = 0, ng = 0;
+        for (uint64_t k = lo; k < hi; k++) {
+            const cuzk_fr *coef = cuzk_csr_coef(&x->cs->c, x->terms[k]);
+            const cuzk_g1_affine *p = &x->q[x->rows[k]];
+            if (cuzk_fr_is_one(coef)) {
+                b->plus[np++] = *p;
+            } else if (cuzk_fr_eq(coef, &x->minus_one)) {
+                b->minus[nm++] = *p;
+            } else {
+                b->gen[ng] = *p;
+                b->k[ng++] = *coef;
+            }
+        }
+        int rc;
+        if ((rc = cuzk_g1_sum(&t, b->plus, NULL, np, pool)))
+            return rc;
+        cuzk_g1_add(&s, &s, &t);
+        if ((rc = cuzk_g1_sum(&t, b->minus, NULL, nm, pool)))
+            return rc;
+        cuzk_g1_neg(&t, &t);
+        cuzk_g1_add(&s, &s, &t);
+        if ((rc = cuzk_g1_msm(&t, b->gen, b->k, ng, pool)))
+            return rc;
+        cuzk_g1_add(&s, &s, &t);
+    }
+    cuzk_g1_neg(&s, &s);
+    cuzk_g1_add_affine(&t, &s, &x->l_new[i]);
+    cuzk_g1_to_affine(&x->l_new[i], &t);
+    return CUZK_OK;
+}
+
+/* Every column with more than x->heavy terms through heavy_column. */
+static int heavy_columns(col_ctx *x, cuzk_pool *pool)
+{
+    size_t nh = 0, most = 0;
+    for (size_t i = 0; i < x->nv; i++) {
+        uint64_t n = x->colptr[i + 1] - x->colptr[i];
+        if (n > x->heavy)
+            nh++, most = n > most ? n : most;
+    }
+    if (!nh)
+        return CUZK_OK;
+    size_t cap = most < CK_HEAVY_CHUNK ? most : CK_HEAVY_CHUNK;
+    heavy_buf b = {malloc(cap * sizeof *b.plus), malloc(cap * sizeof *b.minus), malloc(cap * sizeof *b.gen),
+                   malloc(cap * sizeof *b.k)};
+    int rc = b.plus && b.minus && b.gen && b.k ? CUZK_OK : CUZK_ENOMEM;
+    for (size_t i = 0; i < x->nv && !rc; i++)
+        if (x->colptr[i + 1] - x->colptr[i] > x->heavy)
+            rc = heavy_column(x, i, &b, pool);
+    free(b.plus), free(b.minus), free(b.gen), free(b.k);
+    return rc;
 }
 
 /* C's terms of the circuit rows grouped by variable: colptr[i] .. colptr[i + 1] - 1 index rows and terms. */
@@ -458,9 +556,15 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                   .jac = vjac,
                   .scratch = scratch,
                   .nv = nv,
-                  .nin = nin};
+                  .nin = nin,
+                  .heavy = opts && opts->heavy_terms ? opts->heavy_terms : CK_HEAVY};
     cuzk_fr_neg(&cx.minus_one, &one);
     cuzk_pool_run(pool, (nv + CK_VAR_BLOCK - 1) / CK_VAR_BLOCK, column_task, &cx);
+    if ((rc = heavy_columns(&cx, pool))) {
+        rc = cuzk_fail(err, errlen, rc, "coset key: the sums of C's longest columns failed (%s)",
+                       rc == CUZK_ENOMEM ? "out of memory" : "MSM error");
+        goto out;
+    }
     progress_add(&pr, nnz);
 
     free(pk->h);

@@ -238,7 +238,7 @@ static int random_key(cuzk_groth16_params *pk, cuzk_cs *cs, cuzk_fr **z, unsigne
 static void check_coset(cuzk_pool *pool)
 {
     char err[256];
-    cuzk_groth16_coset_opts gpu = {cuzk_gpu_coset_accel(), NULL, NULL};
+    cuzk_groth16_coset_opts gpu = {cuzk_gpu_coset_accel(), NULL, NULL, 0};
     for (int pass = 0; pass < 3; pass++) { /* default chunks, 100-point chunks, plain double-and-add */
         if (pass == 1)
             setenv("CUZK_GPU_SETUP_CHUNK", "100", 1);
@@ -321,7 +321,7 @@ static void bench_coset(cuzk_pool *pool, unsigned lg)
     double tt = 0, ttp = 0; /* seconds in the transforms (endomorphism split, plain) */
     cuzk_coset_accel acc = {"gpu (timed)", &tt, timed_transform},
                      accp = {"gpu (timed)", &ttp, timed_transform};
-    cuzk_groth16_coset_opts gpu = {&acc, NULL, NULL}, gpup = {&accp, NULL, NULL};
+    cuzk_groth16_coset_opts gpu = {&acc, NULL, NULL, 0}, gpup = {&accp, NULL, NULL, 0};
     double tp = 0;
     if (lg <= 22) { /* plain double-and-add first, for comparison (its key is dropped) */
         cuzk_groth16_params c = b;

@@ -170,7 +170,7 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
     if (rc == CUZK_OK)
         rc = cuzk_groth16_setup_ex(&w->pk, &w->cs, &tw, &so, pool, err, errlen);
     if (rc == CUZK_OK && o->key_converted) { /* as `cuzk coset-key` does to a .params key (docs/design/022) */
-        cuzk_groth16_coset_opts co = {NULL, NULL, NULL};
+        cuzk_groth16_coset_opts co = {NULL, NULL, NULL, 0};
 #ifdef CUZK_HAVE_GPU
         if (o->setup_accel == cuzk_gpu_setup_accel())
             co.accel = cuzk_gpu_coset_accel();

@@ -266,7 +266,7 @@ static int run_coset_key(const cli_args *a)
     cli_timer_lap(&t, "load");
     cli_progress p;
     cli_progress_init(&p, "converting");
-    cuzk_groth16_coset_opts co = {NULL, a->progress ? cli_progress_fn : NULL, &p};
+    cuzk_groth16_coset_opts co = {NULL, a->progress ? cli_progress_fn : NULL, &p, 0};
 #ifdef CUZK_HAVE_GPU
     if (gpu)
         co.accel = cuzk_gpu_coset_accel();
