@@ -45,7 +45,7 @@
 #define CK_PT_BLOCK 4096  /* points per scaling, reversal or affine task */
 #define CK_VAR_BLOCK 1024 /* variables per column-sum task */
 #define CK_HEAVY 1024     /* default of opts->heavy_terms: a longer column is summed by the whole pool */
-#define CK_HEAVY_CHUNK ((size_t)1 << 20) /* a heavy column's terms gathered at a time */
+#define CK_HEAVY_CHUNK ((size_t)1 << 20) /* a heavy column's terms gathered at a time (CUZK_COSET_CHUNK) */
 
 typedef struct {
     cuzk_setup_progress_fn fn;
@@ -358,8 +358,9 @@ static void column_task(void *arg, size_t task, int worker)
 
 /* Scratch of heavy_column: the terms of a chunk split by their coefficient. */
 typedef struct {
-    cuzk_g1_affine *plus, *minus, *gen; /* CK_HEAVY_CHUNK each */
+    cuzk_g1_affine *plus, *minus, *gen; /* chunk each */
     cuzk_fr *k;                         /* the general terms' coefficients */
+    size_t chunk;
 } heavy_buf;
 
 /* Variable i's column (more than x->heavy terms: one task's share of the column sums would hold the pool
@@ -370,8 +371,8 @@ static int heavy_column(col_ctx *x, size_t i, heavy_buf *b, cuzk_pool *pool)
 {
     cuzk_g1 s, t;
     cuzk_g1_set_identity(&s);
-    for (uint64_t lo = x->colptr[i]; lo < x->colptr[i + 1]; lo += CK_HEAVY_CHUNK) {
-        uint64_t hi = lo + CK_HEAVY_CHUNK < x->colptr[i + 1] ? lo + CK_HEAVY_CHUNK : x->colptr[i + 1];
+    for (uint64_t lo = x->colptr[i]; lo < x->colptr[i + 1]; lo += b->chunk) {
+        uint64_t hi = lo + b->chunk < x->colptr[i + 1] ? lo + b->chunk : x->colptr[i + 1];
         size_t np = 0, nm = 0, ng = 0;
         for (uint64_t k = lo; k < hi; k++) {
             const cuzk_fr *coef = cuzk_csr_coef(&x->cs->c, x->terms[k]);
@@ -403,6 +404,15 @@ static int heavy_column(col_ctx *x, size_t i, heavy_buf *b, cuzk_pool *pool)
     return CUZK_OK;
 }
 
+/* Terms of a heavy column gathered at a time: CK_HEAVY_CHUNK, or fewer with CUZK_COSET_CHUNK=N (tests take
+ * long columns through many chunks). */
+static size_t heavy_chunk(void)
+{
+    const char *s = getenv("CUZK_COSET_CHUNK");
+    unsigned long long v = s && *s ? strtoull(s, NULL, 10) : 0;
+    return v >= 1 && v < CK_HEAVY_CHUNK ? (size_t)v : CK_HEAVY_CHUNK;
+}
+
 /* Every column with more than x->heavy terms through heavy_column. */
 static int heavy_columns(col_ctx *x, cuzk_pool *pool)
 {
@@ -414,9 +424,9 @@ static int heavy_columns(col_ctx *x, cuzk_pool *pool)
     }
     if (!nh)
         return CUZK_OK;
-    size_t cap = most < CK_HEAVY_CHUNK ? most : CK_HEAVY_CHUNK;
+    size_t chunk = heavy_chunk(), cap = most < chunk ? most : chunk;
     heavy_buf b = {malloc(cap * sizeof *b.plus), malloc(cap * sizeof *b.minus), malloc(cap * sizeof *b.gen),
-                   malloc(cap * sizeof *b.k)};
+                   malloc(cap * sizeof *b.k), chunk};
     int rc = b.plus && b.minus && b.gen && b.k ? CUZK_OK : CUZK_ENOMEM;
     for (size_t i = 0; i < x->nv && !rc; i++)
         if (x->colptr[i + 1] - x->colptr[i] > x->heavy)
