@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith/mont.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/setup.h"
@@ -300,14 +301,6 @@ typedef struct {
     size_t nv, nin;
 } col_ctx;
 
-static bool u256_less(const uint64_t a[4], const uint64_t b[4])
-{
-    for (int i = 3; i >= 0; i--)
-        if (a[i] != b[i])
-            return a[i] < b[i];
-    return false;
-}
-
 static void column_task(void *arg, size_t task, int worker)
 {
     col_ctx *x = arg;
@@ -338,7 +331,7 @@ static void column_task(void *arg, size_t task, int worker)
                 cuzk_fr_neg(&nc, coef);
                 cuzk_fr_to_canonical(kp, coef);
                 cuzk_fr_to_canonical(kn, &nc);
-                bool neg = u256_less(kn, kp);
+                bool neg = mont_lt(kn, kp, 4);
                 cuzk_g1_from_affine(&u, p);
                 cuzk_g1_mul(&u, &u, neg ? kn : kp, 4);
                 if (neg)
