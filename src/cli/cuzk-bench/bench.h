@@ -35,6 +35,14 @@ enum { BENCH_OK = 0, BENCH_FAIL = 1, BENCH_USAGE = 2 };
 #define BENCH_ERRLEN 512
 #define BENCH_LIST_MAX 16 /* entries of a sweep list */
 
+/* --key-form: the form of the workload's key. */
+typedef enum {
+    BENCH_KEY_COSET = 0,  /* made in the coset form (cuzk/groth16.h; the default) */
+    BENCH_KEY_BELLPERSON, /* made in bellperson's form (the .params layout) */
+    BENCH_KEY_CONVERTED,  /* made in bellperson's form, then taken to the coset form by
+                             cuzk_groth16_params_to_coset (docs/design/022), timed */
+} bench_key_form;
+
 /* One parsed `single`, `batch` or `sweep` command line. 0 in an engine knob means the engine's default. */
 typedef struct {
     bool batch, sweep;
@@ -50,11 +58,8 @@ typedef struct {
                                queue_depth, pool_idle, budget, flags, eval */
     const char *timeline;   /* --timeline FILE, or NULL */
     const char *proofs_out; /* --proofs-out FILE, or NULL */
-    const cuzk_setup_accel
-        *setup_accel; /* where the workload's key is made: NULL = CPU (--backend gpu: GPU) */
-    bool h_coset; /* --key-form: the key in the coset form (cuzk/groth16.h; the default) or bellperson's */
-    bool key_converted; /* --key-form converted: made in bellperson's form, then taken to the coset form by
-                           cuzk_groth16_params_to_coset (docs/design/022), timed */
+    const cuzk_setup_accel *setup_accel; /* where the workload's key is made: NULL = CPU (--backend gpu: GPU) */
+    bench_key_form key_form; /* --key-form */
     /* sweep: every (c, j, gw) of the three lists, in this order */
     uint32_t c_list[BENCH_LIST_MAX], j_list[BENCH_LIST_MAX], gw_list[BENCH_LIST_MAX];
     unsigned n_c, n_j, n_gw;

@@ -376,11 +376,12 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_NO_CHECK: o->cfg.flags |= CUZK_ENGINE_NO_CHECK; break;
     case F_NO_ZPACK: o->cfg.flags |= CUZK_ENGINE_NO_ZPACK; break;
     case F_KEY_FORM:
-        o->key_converted = !strcmp(v, "converted");
-        if (!strcmp(v, "coset") || o->key_converted)
-            o->h_coset = true;
+        if (!strcmp(v, "coset"))
+            o->key_form = BENCH_KEY_COSET;
         else if (!strcmp(v, "bellperson"))
-            o->h_coset = false;
+            o->key_form = BENCH_KEY_BELLPERSON;
+        else if (!strcmp(v, "converted"))
+            o->key_form = BENCH_KEY_CONVERTED;
         else
             return usage_error(c, "--key-form expects coset, bellperson or converted, not '%s'", v);
         break;
@@ -438,7 +439,7 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
     o->partitions = 2;
     o->constraints_lg = 10;
     o->seed = 1;
-    o->h_coset = true; /* docs/design/021: the same proofs, 87 ms less a full partition (H100) */
+    o->key_form = BENCH_KEY_COSET; /* docs/design/021: the same proofs, 87 ms less a full partition (H100) */
     o->count = o->batch ? 4 : 1;
     o->concurrency = o->batch ? 2 : 1;
     o->prio = CUZK_PRIO_NORMAL;

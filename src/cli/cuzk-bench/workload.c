@@ -71,9 +71,11 @@ static void random_free(void *user)
 /* The workload summary's words for the key's form (--key-form). */
 static const char *key_form(const bench_opts *o)
 {
-    return o->key_converted ? "key converted to the coset form"
-           : o->h_coset     ? "key in the coset form"
-                            : "key in bellperson's form";
+    switch (o->key_form) {
+    case BENCH_KEY_BELLPERSON: return "key in bellperson's form";
+    case BENCH_KEY_CONVERTED: return "key converted to the coset form";
+    default: return "key in the coset form";
+    }
 }
 
 static int random_build(bench_workload *w, const bench_opts *o, char *err, size_t errlen)
@@ -166,10 +168,11 @@ static int workload_setup(bench_workload *w, unsigned lg, const bench_opts *o, c
         accel = &on;
     }
 #endif
-    cuzk_groth16_setup_opts so = {.accel = accel, .h_coset = o->h_coset && !o->key_converted};
+    cuzk_groth16_setup_opts so = {.accel = accel, .h_coset = o->key_form == BENCH_KEY_COSET};
     if (rc == CUZK_OK)
         rc = cuzk_groth16_setup_ex(&w->pk, &w->cs, &tw, &so, pool, err, errlen);
-    if (rc == CUZK_OK && o->key_converted) { /* as `cuzk coset-key` does to a .params key (docs/design/022) */
+    /* converted: as `cuzk coset-key` does to a .params key (docs/design/022) */
+    if (rc == CUZK_OK && o->key_form == BENCH_KEY_CONVERTED) {
         cuzk_groth16_coset_opts co = {NULL, NULL, NULL, 0};
 #ifdef CUZK_HAVE_GPU
         if (o->setup_accel == cuzk_gpu_setup_accel())
