@@ -786,14 +786,24 @@ static void own_h_l(cuzk_groth16_params *dst, const cuzk_groth16_params *pk)
     memcpy(dst->l, pk->l, pk->n_l * sizeof *dst->l);
 }
 
+/* What a test accelerator gets wrong, in one of the conversion's two transforms: the key's h' (step g^-1,
+ * run beside the CPU's column sums) or the fold's Q (step 1, run first). */
+typedef struct {
+    bool on_q; /* the fault is in Q's transform, else in h''s */
+    bool fail; /* the transform reports an error, else one output point is moved off (a faulty device) */
+} accel_fault;
+
 /* An accelerator that computes the transform by its definition, out_j = sum_{t < n-1} root^(jt) c step^t
- * src_t (n^2 multiplications: small keys only); ctx non-NULL: then one output point is moved off, as a faulty
- * device would. */
+ * src_t (n^2 multiplications: small keys only); ctx: NULL, or the accel_fault it commits. */
 static int naive_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
                            const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
                            char *err, size_t errlen)
 {
-    (void)pool, (void)err, (void)errlen;
+    (void)pool;
+    const accel_fault *f = ctx;
+    bool faulty = f && f->on_q == cuzk_fr_is_one(step);
+    if (faulty && f->fail)
+        return cuzk_fail(err, errlen, CUZK_EIO, "transform: no device here (%s)", f->on_q ? "Q" : "h");
     cuzk_fr rj = CUZK_FR_ONE; /* root^j */
     for (size_t j = 0; j < n; j++) {
         cuzk_g1 acc, p;
@@ -809,7 +819,7 @@ static int naive_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_a
         cuzk_g1_to_affine(&out[j], &acc);
         cuzk_fr_mul(&rj, &rj, root);
     }
-    if (ctx && n > 1)
+    if (faulty && n > 1)
         out[n / 2 + 1] = out[n / 2 - 1];
     return CUZK_OK;
 }
@@ -904,18 +914,26 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         own_h_l(&viaacc, pk);
         cuzk_coset_accel naive = {"naive", NULL, naive_transform};
         cuzk_groth16_coset_opts no = {&naive, NULL, NULL, 0};
-        rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[1], err, sizeof err);
+        rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[test_rand64() % NPOOLS], err, sizeof err);
         CHECK(rc == CUZK_OK && same_bytes(viaacc.h, conv.h, m * sizeof *conv.h) &&
                   same_bytes(viaacc.l, conv.l, nv * sizeof *conv.l),
               "%s: conversion through the accelerator hook: rc %d (%s)", what, rc, err);
         free(viaacc.h), free(viaacc.l);
-        if (m > 2) {
+        /* a point off or an error in either transform (h' runs on a thread of its own beside the column
+         * sums, with a pool of its own, when the conversion's pool has threads) */
+        for (int fk = 0; fk < 4 && m > 2; fk++) {
+            accel_fault f = {fk & 1, fk >> 1};
             own_h_l(&viaacc, pk);
-            cuzk_g1_affine *keep = viaacc.h;
-            naive.ctx = &naive;
-            rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, NULL, err, sizeof err);
-            CHECK(rc == CUZK_EIO && strstr(err, "fails its check") && viaacc.h == keep && !viaacc.h_coset,
-                  "%s: an accelerator with one point off: rc %d (%s)", what, rc, err);
+            cuzk_g1_affine *keep_h = viaacc.h, *keep_l = viaacc.l;
+            naive.ctx = &f;
+            cuzk_pool *pool = POOLS[test_rand64() % NPOOLS];
+            rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, pool, err, sizeof err);
+            const char *want = f.fail ? (f.on_q ? "no device here (Q)" : "no device here (h)")
+                                      : (f.on_q ? "Q fails its check" : "h fails its check");
+            CHECK(rc == CUZK_EIO && strstr(err, want) && viaacc.h == keep_h && viaacc.l == keep_l &&
+                      viaacc.n_h == m - 1 && !viaacc.h_coset,
+                  "%s: an accelerator %s in %s (%d threads): rc %d (%s)", what, f.fail ? "failing" : "one point off",
+                  f.on_q ? "Q" : "h'", cuzk_pool_size(pool), rc, err);
             free(viaacc.h), free(viaacc.l);
         }
     }

@@ -25,12 +25,15 @@
  *
  * An accelerator's transforms (cuzk_coset_accel) are checked on the CPU before they are used: a random
  * combination of the outputs against the same combination carried to the inputs (check_transform, two
- * MSMs of m points), so a wrong point anywhere fails the conversion instead of the key's proofs.
+ * MSMs of m points), so a wrong point anywhere fails the conversion instead of the key's proofs. Q's
+ * transform runs first; h''s then runs on a thread of its own (with a pool of its own for its host side)
+ * while the caller's pool checks Q and sums C's columns, which need only Q.
  *
  * Cost: m log2 m multiplications by full-size scalars and nnz(C) additions. On
  * the CPU that is seconds at 2^16 and hours at 2^27 (note 022 measures it); the work sits on the
  * pool, in blocks, one step at a time, with progress between steps.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -457,6 +460,68 @@ static int transpose_c(uint64_t **colptr, uint32_t **rows, uint64_t **terms, con
     return CUZK_OK;
 }
 
+/* C's columns into cx->l_new: every column by one task, then the long ones on the whole pool. */
+static int column_sums(col_ctx *cx, cuzk_pool *pool, char *err, size_t errlen)
+{
+    cuzk_pool_run(pool, (cx->nv + CK_VAR_BLOCK - 1) / CK_VAR_BLOCK, column_task, cx);
+    int rc = heavy_columns(cx, pool);
+    if (rc)
+        return cuzk_fail(err, errlen, rc, "coset key: the sums of C's longest columns failed (%s)",
+                         rc == CUZK_ENOMEM ? "out of memory" : "MSM error");
+    return CUZK_OK;
+}
+
+/* One accelerator transform, run on a thread of its own beside the CPU's work (accel_start) or on the
+ * caller's (accel_run). Beside, its host side (scalars, affine conversion) gets a pool of its own as large
+ * as the caller's: runs of one pool from two threads take turns, which would leave the device idle while
+ * the column sums hold the pool. */
+typedef struct {
+    const cuzk_coset_accel *accel;
+    cuzk_g1_affine *out;
+    const cuzk_g1_affine *src;
+    size_t n;
+    cuzk_fr c, step, root;
+    cuzk_pool *pool, *own; /* own: the pool made for the job beside the caller's work */
+    int rc;
+    char err[256];
+    pthread_t th;
+} accel_job;
+
+static void accel_run(accel_job *j)
+{
+    j->rc = j->accel->g1_transform(j->accel->ctx, j->out, j->src, j->n, &j->c, &j->step, &j->root, j->pool,
+                                   j->err, sizeof j->err);
+}
+
+static void *accel_main(void *arg)
+{
+    accel_run(arg);
+    return NULL;
+}
+
+/* Whether the job runs beside the caller (then accel_join it); if not (no thread or pool to be had) the
+ * caller runs it after its own work, on its pool. */
+static bool accel_start(accel_job *j, cuzk_pool *pool)
+{
+    j->pool = pool, j->own = NULL;
+    if (cuzk_pool_size(pool) > 1 && !(j->pool = j->own = cuzk_pool_new(cuzk_pool_size(pool)))) {
+        j->pool = pool;
+        return false;
+    }
+    if (pthread_create(&j->th, NULL, accel_main, j) == 0)
+        return true;
+    cuzk_pool_free(j->own);
+    j->pool = pool, j->own = NULL;
+    return false;
+}
+
+static void accel_join(accel_job *j)
+{
+    pthread_join(j->th, NULL);
+    cuzk_pool_free(j->own);
+    j->own = NULL;
+}
+
 /* ---- the conversion ---------------------------------------------------------------------- */
 
 static int check_key(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, char *err, size_t errlen)
@@ -533,22 +598,6 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
     uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m, lg);
     ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0, 2 * units + nnz};
     progress_add(&pr, 0);
-    if (accel) { /* h'_j, then Q_r, each checked on the CPU before it is used */
-        if ((rc = accel->g1_transform(accel->ctx, h_new, pk->h, m, &km, &ginv, &winv, pool, err, errlen)) ||
-            (rc = check_transform(h_new, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen)))
-            goto out;
-        progress_add(&pr, units);
-        if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)) ||
-            (rc = check_transform(q, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
-            goto out;
-        progress_add(&pr, units);
-    } else {
-        powers_fill(tw, m / 2, &winv, pool);
-        g1_tf x = {.x = jac, .n = m, .tw = tw, .lg = lg, .scratch = scratch};
-        g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool);
-        g1_transform(q, pk->h, &km, &one, &x, &pr, pool);
-    }
-
     col_ctx cx = {.cs = cs,
                   .colptr = colptr,
                   .rows = rows,
@@ -562,13 +611,35 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                   .nin = nin,
                   .heavy = opts && opts->heavy_terms ? opts->heavy_terms : CK_HEAVY};
     cuzk_fr_neg(&cx.minus_one, &one);
-    cuzk_pool_run(pool, (nv + CK_VAR_BLOCK - 1) / CK_VAR_BLOCK, column_task, &cx);
-    if ((rc = heavy_columns(&cx, pool))) {
-        rc = cuzk_fail(err, errlen, rc, "coset key: the sums of C's longest columns failed (%s)",
-                       rc == CUZK_ENOMEM ? "out of memory" : "MSM error");
-        goto out;
+    if (accel) { /* Q_r first: then h'_j on the accelerator while the CPU checks Q and sums C's columns */
+        if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
+            goto out;
+        progress_add(&pr, units);
+        accel_job hj = {.accel = accel, .out = h_new, .src = pk->h, .n = m, .c = km, .step = ginv, .root = winv};
+        bool beside = accel_start(&hj, pool);
+        rc = check_transform(q, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen);
+        if (!rc)
+            rc = column_sums(&cx, pool, err, errlen);
+        if (!rc)
+            progress_add(&pr, nnz);
+        if (beside)
+            accel_join(&hj);
+        else if (!rc)
+            accel_run(&hj);
+        if (!rc && hj.rc)
+            rc = cuzk_fail(err, errlen, hj.rc, "%s", hj.err);
+        if (rc || (rc = check_transform(h_new, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen)))
+            goto out;
+        progress_add(&pr, units);
+    } else {
+        powers_fill(tw, m / 2, &winv, pool);
+        g1_tf x = {.x = jac, .n = m, .tw = tw, .lg = lg, .scratch = scratch};
+        g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool);
+        g1_transform(q, pk->h, &km, &one, &x, &pr, pool);
+        if ((rc = column_sums(&cx, pool, err, errlen)))
+            goto out;
+        progress_add(&pr, nnz);
     }
-    progress_add(&pr, nnz);
 
     free(pk->h);
     free(pk->l);
