@@ -59,7 +59,8 @@ void cuzk_gpu_setup_accel_mask(cuzk_setup_accel *a, cuzk_gpu_setup_devices *d, u
 int cuzk_gpu_g1_transform(cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n, const cuzk_fr *c,
                           const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool, char *err,
                           size_t errlen);
-/* That transform as the conversion's accelerator, named "gpu". */
+/* That transform as the conversion's accelerator, named "gpu", on the device current when this is called
+ * (the conversion calls it from a thread of its own too, where it makes that device current). */
 const cuzk_coset_accel *cuzk_gpu_coset_accel(void);
 
 #ifdef __cplusplus

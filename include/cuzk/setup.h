@@ -118,7 +118,8 @@ typedef void (*cuzk_setup_progress_fn)(void *ctx, uint64_t done, uint64_t total)
 /* Where the two G1 transforms of cuzk_groth16_params_to_coset run (nearly all of its work): NULL = the CPU
  * pool. g1_transform computes out_j = sum_{t < n-1} root^(jt) c step^t src_t for j < n, affine (the
  * identity all-zero), for n a power of two and src holding n - 1 points; any implementation gives the same
- * points. cuzk_gpu_coset_accel() (cuzk/gpu_setup.h) is the CUDA one. */
+ * points. The second call (h's) comes from a thread the conversion starts, beside its CPU work, with a pool
+ * of its own. cuzk_gpu_coset_accel() (cuzk/gpu_setup.h) is the CUDA one. */
 typedef struct cuzk_coset_accel {
     const char *name;
     const void *ctx;

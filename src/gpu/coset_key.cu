@@ -308,16 +308,41 @@ out:
     return rc;
 }
 
+/* The accelerator of one device: ctx points at its number, made current on whichever thread the conversion
+ * calls from (it runs h''s transform on a thread of its own). */
 static int gpu_transform(const void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n,
                          const cuzk_fr *c, const cuzk_fr *step, const cuzk_fr *root, cuzk_pool *pool,
                          char *err, size_t errlen)
 {
-    (void)ctx;
+    int dev = *(const int *)ctx;
+    cudaError_t e = cudaSetDevice(dev);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return cuzk_fail(err, errlen, CUZK_EIO, "gpu coset key: device %d: cudaSetDevice failed: %s", dev,
+                         cudaGetErrorString(e));
+    }
     return cuzk_gpu_g1_transform(out, src, n, c, step, root, pool, err, errlen);
 }
 
+#define CK_MAX_DEVICES 64
+
 extern "C" const cuzk_coset_accel *cuzk_gpu_coset_accel(void)
 {
-    static const cuzk_coset_accel accel = {"gpu", NULL, gpu_transform};
-    return &accel;
+    static const struct accels { /* one a device, made once (thread-safe) */
+        int dev[CK_MAX_DEVICES];
+        cuzk_coset_accel a[CK_MAX_DEVICES];
+        accels()
+        {
+            for (int d = 0; d < CK_MAX_DEVICES; d++) {
+                dev[d] = d;
+                a[d] = cuzk_coset_accel{"gpu", &dev[d], gpu_transform};
+            }
+        }
+    } all;
+    int d = 0;
+    if (cudaGetDevice(&d) != cudaSuccess || d < 0 || d >= CK_MAX_DEVICES) {
+        cudaGetLastError();
+        d = 0;
+    }
+    return &all.a[d];
 }
