@@ -914,7 +914,10 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         own_h_l(&viaacc, pk);
         cuzk_coset_accel naive = {"naive", NULL, naive_transform};
         cuzk_groth16_coset_opts no = {&naive, NULL, NULL, 0};
+        if (test_rand64() % 2)
+            setenv("CUZK_COSET_SERIAL", "1", 1);
         rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[test_rand64() % NPOOLS], err, sizeof err);
+        unsetenv("CUZK_COSET_SERIAL");
         CHECK(rc == CUZK_OK && same_bytes(viaacc.h, conv.h, m * sizeof *conv.h) &&
                   same_bytes(viaacc.l, conv.l, nv * sizeof *conv.l),
               "%s: conversion through the accelerator hook: rc %d (%s)", what, rc, err);
@@ -927,7 +930,10 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
             cuzk_g1_affine *keep_h = viaacc.h, *keep_l = viaacc.l;
             naive.ctx = &f;
             cuzk_pool *pool = POOLS[test_rand64() % NPOOLS];
+            if (test_rand64() % 2) /* the transforms one after the other */
+                setenv("CUZK_COSET_SERIAL", "1", 1);
             rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, pool, err, sizeof err);
+            unsetenv("CUZK_COSET_SERIAL");
             const char *want = f.fail ? (f.on_q ? "no device here (Q)" : "no device here (h)")
                                       : (f.on_q ? "Q fails its check" : "h fails its check");
             CHECK(rc == CUZK_EIO && strstr(err, want) && viaacc.h == keep_h && viaacc.l == keep_l &&

@@ -515,6 +515,13 @@ static bool accel_start(accel_job *j, cuzk_pool *pool)
     return false;
 }
 
+/* CUZK_COSET_SERIAL=1: the transforms one after the other, as before the thread (an A/B of the overlap). */
+static bool coset_serial(void)
+{
+    const char *s = getenv("CUZK_COSET_SERIAL");
+    return s && !strcmp(s, "1");
+}
+
 static void accel_join(accel_job *j)
 {
     pthread_join(j->th, NULL);
@@ -615,8 +622,9 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
-        accel_job hj = {.accel = accel, .out = h_new, .src = pk->h, .n = m, .c = km, .step = ginv, .root = winv};
-        bool beside = accel_start(&hj, pool);
+        accel_job hj = {.accel = accel, .out = h_new, .src = pk->h, .n = m, .c = km, .step = ginv, .root = winv,
+                        .pool = pool};
+        bool beside = !coset_serial() && accel_start(&hj, pool);
         rc = check_transform(q, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen);
         if (!rc)
             rc = column_sums(&cx, pool, err, errlen);
