@@ -938,8 +938,8 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
                                       : (f.on_q ? "Q fails its check" : "h fails its check");
             CHECK(rc == CUZK_EIO && strstr(err, want) && viaacc.h == keep_h && viaacc.l == keep_l &&
                       viaacc.n_h == m - 1 && !viaacc.h_coset,
-                  "%s: an accelerator %s in %s (%d threads): rc %d (%s)", what, f.fail ? "failing" : "one point off",
-                  f.on_q ? "Q" : "h'", cuzk_pool_size(pool), rc, err);
+                  "%s: an accelerator %s in %s (%d threads): rc %d (%s)", what,
+                  f.fail ? "failing" : "one point off", f.on_q ? "Q" : "h'", cuzk_pool_size(pool), rc, err);
             free(viaacc.h), free(viaacc.l);
         }
     }

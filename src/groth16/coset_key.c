@@ -24,10 +24,11 @@
  * instead, its +-1 terms as batch-affine sums and the rest as an MSM.
  *
  * An accelerator's transforms (cuzk_coset_accel) are checked on the CPU before they are used: a random
- * combination of the outputs against the same combination carried to the inputs (check_transform, two
- * MSMs of m points), so a wrong point anywhere fails the conversion instead of the key's proofs. Q's
+ * combination of the outputs against the same combination carried to the inputs (check_begin, check_end:
+ * two MSMs of m points), so a wrong point anywhere fails the conversion instead of the key's proofs. Q's
  * transform runs first; h''s then runs on a thread of its own (with a pool of its own for its host side)
- * while the caller's pool checks Q and sums C's columns, which need only Q.
+ * while the caller's pool checks Q, takes the inputs' side of h's check and sums C's columns, which need
+ * only Q.
  *
  * Cost: m log2 m multiplications by full-size scalars and nnz(C) additions. On
  * the CPU that is seconds at 2^16 and hours at 2^27 (note 022 measures it); the work sits on the
@@ -242,12 +243,21 @@ static void check_task(void *arg, size_t task, int worker)
 /* Whether out is the transform of src (g1_transform's contract) for a random combination: with
  * rho random, sum_j rho^j out_j = sum_{t < n-1} c step^t src_t sum_j (rho root^t)^j, and the inner sum is
  * (rho^n - 1)/(rho root^t - 1) (root^n = 1). Two MSMs of n points; any wrong set of outputs passes with
- * probability at most n / r. */
-static int check_transform(const cuzk_g1_affine *out, const cuzk_g1_affine *src, size_t n, const cuzk_fr *c,
-                           const cuzk_fr *step, const cuzk_fr *root, const char *what, cuzk_pool *pool,
-                           char *err, size_t errlen)
+ * probability at most n / r. The inputs' side needs only src, so it can be taken before out exists
+ * (check_begin, then check_end with out). */
+typedef struct {
+    cuzk_fr rho;
+    cuzk_g1 rhs; /* the inputs' side */
+    size_t n;
+    const char *what;
+} transform_check;
+
+static int check_begin(transform_check *ck, const cuzk_g1_affine *src, size_t n, const cuzk_fr *c,
+                       const cuzk_fr *step, const cuzk_fr *root, const char *what, cuzk_pool *pool, char *err,
+                       size_t errlen)
 {
     check_ctx x = {.n = n, .root = *root, .c = *c, .step = *step};
+    ck->n = n, ck->what = what;
     x.k = malloc(n * sizeof *x.k);
     x.scratch = malloc((size_t)cuzk_pool_size(pool) * CK_PT_BLOCK * sizeof *x.scratch);
     if (!x.k || !x.scratch) {
@@ -256,7 +266,7 @@ static int check_transform(const cuzk_g1_affine *out, const cuzk_g1_affine *src,
     }
     cuzk_fr one = CUZK_FR_ONE, t;
     uint64_t e = n;
-    int rc;
+    int rc = CUZK_OK;
     do { /* rho^n = 1 would make every inner sum n or 0/0: draw again */
         if (cuzk_fr_random(&x.rho)) {
             rc = cuzk_fail(err, errlen, CUZK_EIO, "coset key: getrandom failed");
@@ -264,28 +274,37 @@ static int check_transform(const cuzk_g1_affine *out, const cuzk_g1_affine *src,
         }
         cuzk_fr_pow(&t, &x.rho, &e, 1);
     } while (cuzk_fr_is_one(&t) || cuzk_fr_is_zero(&x.rho));
+    ck->rho = x.rho;
     cuzk_fr_sub(&x.num, &t, &one);
     cuzk_fr_mul(&x.num, &x.num, &x.c);
-    cuzk_g1 lhs, rhs;
-    powers_fill(x.k, n, &x.rho, pool);
-    if ((rc = cuzk_g1_msm(&lhs, out, x.k, n, pool)))
-        goto msm_failed;
     cuzk_pool_run(pool, (n + CK_PT_BLOCK - 1) / CK_PT_BLOCK, check_task, &x);
-    if ((rc = cuzk_g1_msm(&rhs, src, x.k, n - 1, pool)))
-        goto msm_failed;
-    rc = cuzk_g1_eq(&lhs, &rhs)
-             ? CUZK_OK
-             : cuzk_fail(err, errlen, CUZK_EIO,
-                         "coset key: the accelerator's transform of %s fails its check (a random "
-                         "combination of its %zu points); the key is left as it was",
-                         what, n);
-    goto out;
-msm_failed:
-    rc = cuzk_fail(err, errlen, rc, "coset key: the transform's check: MSM of %zu points failed", n);
+    if ((rc = cuzk_g1_msm(&ck->rhs, src, x.k, n - 1, pool)))
+        rc = cuzk_fail(err, errlen, rc, "coset key: the transform's check: MSM of %zu points failed", n);
 out:
     free(x.k);
     free(x.scratch);
     return rc;
+}
+
+static int check_end(const transform_check *ck, const cuzk_g1_affine *out, cuzk_pool *pool, char *err,
+                     size_t errlen)
+{
+    size_t n = ck->n;
+    cuzk_fr *k = malloc(n * sizeof *k);
+    if (!k)
+        return cuzk_fail(err, errlen, CUZK_ENOMEM, "coset key: out of memory for the transform's check");
+    cuzk_g1 lhs;
+    powers_fill(k, n, &ck->rho, pool);
+    int rc = cuzk_g1_msm(&lhs, out, k, n, pool);
+    free(k);
+    if (rc)
+        return cuzk_fail(err, errlen, rc, "coset key: the transform's check: MSM of %zu points failed", n);
+    if (!cuzk_g1_eq(&lhs, &ck->rhs))
+        return cuzk_fail(err, errlen, CUZK_EIO,
+                         "coset key: the accelerator's transform of %s fails its check (a random "
+                         "combination of its %zu points); the key is left as it was",
+                         ck->what, n);
+    return CUZK_OK;
 }
 
 /* ---- the column sums of C ---------------------------------------------------------------- */
@@ -622,10 +641,20 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
-        accel_job hj = {.accel = accel, .out = h_new, .src = pk->h, .n = m, .c = km, .step = ginv, .root = winv,
+        accel_job hj = {.accel = accel,
+                        .out = h_new,
+                        .src = pk->h,
+                        .n = m,
+                        .c = km,
+                        .step = ginv,
+                        .root = winv,
                         .pool = pool};
         bool beside = !coset_serial() && accel_start(&hj, pool);
-        rc = check_transform(q, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen);
+        transform_check qc, hc; /* h's inputs' side too, while its transform runs */
+        if (!(rc = check_begin(&qc, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
+            rc = check_end(&qc, q, pool, err, errlen);
+        if (!rc)
+            rc = check_begin(&hc, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen);
         if (!rc)
             rc = column_sums(&cx, pool, err, errlen);
         if (!rc)
@@ -636,7 +665,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
             accel_run(&hj);
         if (!rc && hj.rc)
             rc = cuzk_fail(err, errlen, hj.rc, "%s", hj.err);
-        if (rc || (rc = check_transform(h_new, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen)))
+        if (rc || (rc = check_end(&hc, h_new, pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
     } else {
