@@ -637,7 +637,8 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                   .nin = nin,
                   .heavy = opts && opts->heavy_terms ? opts->heavy_terms : CK_HEAVY};
     cuzk_fr_neg(&cx.minus_one, &one);
-    if (accel) { /* Q_r first: then h'_j on the accelerator while the CPU checks Q and sums C's columns */
+    if (accel) { /* Q_r first: then h'_j on the accelerator while the CPU checks Q, begins h's check and sums
+                  * C's columns */
         if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
