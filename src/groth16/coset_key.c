@@ -518,27 +518,27 @@ static void *accel_main(void *arg)
     return NULL;
 }
 
-/* Whether the job runs beside the caller (then accel_join it); if not (no thread or pool to be had) the
- * caller runs it after its own work, on its pool. */
-static bool accel_start(accel_job *j, cuzk_pool *pool)
-{
-    j->pool = pool, j->own = NULL;
-    if (cuzk_pool_size(pool) > 1 && !(j->pool = j->own = cuzk_pool_new(cuzk_pool_size(pool)))) {
-        j->pool = pool;
-        return false;
-    }
-    if (pthread_create(&j->th, NULL, accel_main, j) == 0)
-        return true;
-    cuzk_pool_free(j->own);
-    j->pool = pool, j->own = NULL;
-    return false;
-}
-
 /* CUZK_COSET_SERIAL=1: the transforms one after the other, as before the thread (an A/B of the overlap). */
 static bool coset_serial(void)
 {
     const char *s = getenv("CUZK_COSET_SERIAL");
     return s && !strcmp(s, "1");
+}
+
+/* Whether the job (j->pool: the caller's) runs beside the caller (then accel_join it); if not (no thread or
+ * pool to be had) the caller runs it after its own work, on its pool. */
+static bool accel_start(accel_job *j)
+{
+    cuzk_pool *caller = j->pool;
+    if (cuzk_pool_size(caller) > 1 && !(j->own = cuzk_pool_new(cuzk_pool_size(caller))))
+        return false;
+    if (j->own)
+        j->pool = j->own;
+    if (pthread_create(&j->th, NULL, accel_main, j) == 0)
+        return true;
+    cuzk_pool_free(j->own);
+    j->pool = caller, j->own = NULL;
+    return false;
 }
 
 static void accel_join(accel_job *j)
@@ -650,7 +650,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                         .step = ginv,
                         .root = winv,
                         .pool = pool};
-        bool beside = !coset_serial() && accel_start(&hj, pool);
+        bool beside = !coset_serial() && accel_start(&hj);
         transform_check qc, hc; /* h's inputs' side too, while its transform runs */
         if (!(rc = check_begin(&qc, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
             rc = check_end(&qc, q, pool, err, errlen);
