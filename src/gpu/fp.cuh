@@ -11,7 +11,10 @@
  * unreduced sums from fp_add_lazy. p < 2^381 leaves three spare bits, which
  * is what makes that, and the bounds below, work.
  *
- * Multiplication (fp_mul) is fr.cuh's scheme on twelve words: word-serial
+ * Multiplication (fp_mul) is one level of Karatsuba on six-word halves
+ * (fp_mul_ka: three 6 x 6 products, then fp_sqr's reduction, below), unless
+ * built with FP_MUL_KARATSUBA=0. The word-serial form (fp_mul_ws, fp_mul_pw),
+ * which Fp2 uses, is fr.cuh's scheme on twelve words: word-serial
  * Montgomery (CIOS, one row per word a_i: add a_i·b, then m·p with m chosen
  * to clear the low word, then drop that word), the accumulator kept as the
  * sum U + V of two thirteen-word numbers. U takes the partial products with
@@ -237,13 +240,6 @@ FP_FN fp_t fp_mul_pw(fp_t a, fp_t b, const uint32_t P[12])
     return fp_reduce_once(t);
 }
 
-/* a·b·2^-384 mod p for a, b < 2p, p's words as immediates; the result is below p. */
-FP_FN fp_t fp_mul(fp_t a, fp_t b)
-{
-    const uint32_t P[12] = FP_P_WORDS;
-    return fp_mul_pw(a, b, P);
-}
-
 /* x[2i+1..] += a_i·(a_j : j = i+1, i+3, ... or i+2, i+4, ..., up to 11): one
  * row of the off-diagonal products, all of one parity of i + j, pairs at
  * words (i+j, i+j+1). After rows 0..i the accumulator is below 2^(32(i+13)),
@@ -264,10 +260,44 @@ FP_FN void fp_sqr_row(fr_carry *k, uint32_t x[24], const uint32_t a[12], int i, 
         x[i + 12] = addc(k, x[i + 12], 0);
 }
 
+/* REDC(t) = t·2^-384 mod p for a 24-word t below 4p^2 (a product or square of
+ * operands below 2p): the low twelve words T_lo by twelve U + V rows (m·p
+ * only), the high twelve T_hi added at the end, REDC(T) = T_hi + (T_lo +
+ * M·p)/2^384 < p/2 + p + 1; the result is below p. */
+FP_FN fp_t fp_redc_wide(const uint32_t t[24])
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    fr_carry k = {0};
+    uint32_t u[13], v[13];
+    FP_UNROLL
+    for (int j = 0; j < 12; j++) {
+        u[j] = t[j];
+        v[j] = 0;
+    }
+    u[12] = 0;
+    v[12] = 0;
+    uint32_t c = 0;
+    FP_UNROLL
+    for (int i = 0; i < 12; i++) /* u and v trade roles every row, as in fp_mul_pw */
+        c = fp_redc_row_c(&k, i & 1 ? v : u, i & 1 ? u : v, P, c);
+    uint32_t r[12];
+    (void)add_cc(&k, c, 0xffffffffu);
+    r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
+    FP_UNROLL
+    for (int j = 1; j < 11; j++)
+        r[j] = addc_cc(&k, u[j], v[j]);
+    r[11] = addc(&k, u[11], v[11]);
+    r[0] = add_cc(&k, r[0], t[12]); /* + T_hi: below 1.5p + 1 */
+    FP_UNROLL
+    for (int j = 1; j < 11; j++)
+        r[j] = addc_cc(&k, r[j], t[12 + j]);
+    r[11] = addc(&k, r[11], t[23]);
+    return fp_reduce_once(r);
+}
+
 /* a^2·2^-384 mod p for a < 2p; the result is below p. */
 FP_FN fp_t fp_sqr(fp_t a)
 {
-    const uint32_t P[12] = FP_P_WORDS;
     fr_carry k = {0};
     uint32_t e[24], o[24];
     FP_UNROLL
@@ -305,33 +335,127 @@ FP_FN fp_t fp_sqr(fp_t a)
     }
     t[22] = madc_lo_cc(&k, a.v[11], a.v[11], t[22]);
     t[23] = madc_hi(&k, a.v[11], a.v[11], t[23]);
+    return fp_redc_wide(t);
+}
 
-    /* REDC of the low half; the high half is added at the end. */
-    uint32_t u[13], v[13];
+/* x = a·b for six-word a and b, as twelve words: row i adds a_i·b at word i,
+ * the products whose (lo, hi) halves fall on even word pairs into one
+ * accumulator and the others into a second (mont_mul_words' rows without the
+ * reduction, the two trading roles every row), so every chain adds whole
+ * 64-bit products; then the two are summed. After rows 0..i each accumulator
+ * is below a·b's partial sum < 2^(32(i+7)), so the even chain's carry into
+ * word i + 6 does not overflow and the odd chain, which ends at word i + 6,
+ * has none. */
+FP_FN void fp_mul6(const uint32_t a[6], const uint32_t b[6], uint32_t x[12])
+{
+    fr_carry k = {0};
+    uint32_t e[12], o[12];
     FP_UNROLL
     for (int j = 0; j < 12; j++) {
-        u[j] = t[j];
-        v[j] = 0;
+        e[j] = 0;
+        o[j] = 0;
     }
-    u[12] = 0;
-    v[12] = 0;
-    uint32_t c = 0;
     FP_UNROLL
-    for (int i = 0; i < 12; i++) /* u and v trade roles every row, as in fp_mul_pw */
-        c = fp_redc_row_c(&k, i & 1 ? v : u, i & 1 ? u : v, P, c);
-    uint32_t r[12];
-    (void)add_cc(&k, c, 0xffffffffu);
-    r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
+    for (int i = 0; i < 6; i++) {
+        uint32_t *E = i & 1 ? o : e, *O = i & 1 ? e : o;
+        mont_pairs_even<6, false>(&k, E + i, a[i], b);
+        mont_pairs_odd<6>(&k, O + i, a[i], b);
+    }
+    x[0] = add_cc(&k, e[0], o[0]);
     FP_UNROLL
     for (int j = 1; j < 11; j++)
-        r[j] = addc_cc(&k, u[j], v[j]);
-    r[11] = addc(&k, u[11], v[11]);
-    r[0] = add_cc(&k, r[0], t[12]); /* + T_hi: below 1.5p + 1 */
+        x[j] = addc_cc(&k, e[j], o[j]);
+    x[11] = addc(&k, e[11], o[11]);
+}
+
+/* |x - y| of six-word x and y, and the sign mask (all ones when x < y). */
+FP_FN uint32_t fp_absdiff6(const uint32_t x[6], const uint32_t y[6], uint32_t d[6])
+{
+    fr_carry k = {0};
+    d[0] = sub_cc(&k, x[0], y[0]);
+    FP_UNROLL
+    for (int j = 1; j < 6; j++)
+        d[j] = subc_cc(&k, x[j], y[j]);
+    uint32_t s = subc(&k, 0, 0);
+    d[0] = add_cc(&k, d[0] ^ s, s & 1); /* two's complement negation when s */
+    FP_UNROLL
+    for (int j = 1; j < 5; j++)
+        d[j] = addc_cc(&k, d[j] ^ s, 0);
+    d[5] = addc(&k, d[5] ^ s, 0);
+    return s;
+}
+
+/* a·b·2^-384 mod p for a, b < 2p by one level of Karatsuba on six-word halves
+ * (a = a0 + a1·2^192): z0 = a0·b0, z2 = a1·b1, q = |a0 - a1|·|b0 - b1|, and
+ * the middle a0·b1 + a1·b0 = z0 + z2 -/+ q (minus when the two differences
+ * have the same sign). The middle is below 2^383, so it is computed modulo
+ * 2^384 in twelve words. Three 6×6 products are 108 word products where the
+ * schoolbook a·b takes 144; the 24-word product then goes through the same
+ * reduction as fp_sqr (144 + 12), for 264 multiplications against the
+ * word-serial form's 300, at the cost of about 130 additions and masks,
+ * which the integer pipe takes beside the multiply pipe that binds the
+ * product (docs/design/013, thirtieth session). */
+FP_FN fp_t fp_mul_ka(fp_t a, fp_t b)
+{
+    uint32_t da[6], db[6], z0[12], z2[12], q[12], t[24];
+    uint32_t sa = fp_absdiff6(a.v, a.v + 6, da);
+    uint32_t sb = fp_absdiff6(b.v, b.v + 6, db);
+    fp_mul6(a.v, b.v, z0);
+    fp_mul6(a.v + 6, b.v + 6, z2);
+    fp_mul6(da, db, q);
+    uint32_t s = ~(sa ^ sb); /* all ones: subtract q */
+    fr_carry k = {0};
+    uint32_t w[12], m[12];
+    w[0] = add_cc(&k, z0[0], z2[0]);
     FP_UNROLL
     for (int j = 1; j < 11; j++)
-        r[j] = addc_cc(&k, r[j], t[12 + j]);
-    r[11] = addc(&k, r[11], t[23]);
-    return fp_reduce_once(r);
+        w[j] = addc_cc(&k, z0[j], z2[j]);
+    w[11] = addc(&k, z0[11], z2[11]);
+    (void)add_cc(&k, s & 1, 0xffffffffu); /* carry in = 1 when subtracting */
+    FP_UNROLL
+    for (int j = 0; j < 11; j++)
+        m[j] = addc_cc(&k, w[j], q[j] ^ s);
+    m[11] = addc(&k, w[11], q[11] ^ s);
+    /* t = z0 + m·2^192 + z2·2^384 */
+    FP_UNROLL
+    for (int j = 0; j < 6; j++)
+        t[j] = z0[j];
+    t[6] = add_cc(&k, z0[6], m[0]);
+    FP_UNROLL
+    for (int j = 7; j < 12; j++)
+        t[j] = addc_cc(&k, z0[j], m[j - 6]);
+    FP_UNROLL
+    for (int j = 12; j < 18; j++)
+        t[j] = addc_cc(&k, z2[j - 12], m[j - 6]);
+    FP_UNROLL
+    for (int j = 18; j < 23; j++)
+        t[j] = addc_cc(&k, z2[j - 12], 0);
+    t[23] = addc(&k, z2[11], 0);
+    return fp_redc_wide(t);
+}
+
+/* The word-serial product with p's words as immediates. */
+FP_FN fp_t fp_mul_ws(fp_t a, fp_t b)
+{
+    const uint32_t P[12] = FP_P_WORDS;
+    return fp_mul_pw(a, b, P);
+}
+
+/* FP_MUL_KARATSUBA (build-time; 0 builds the word-serial form for comparison):
+ * fp_mul is fp_mul_ka, else fp_mul_ws. Fp2's products use fp_mul_ws either
+ * way (fp2.cuh). */
+#ifndef FP_MUL_KARATSUBA
+#define FP_MUL_KARATSUBA 1
+#endif
+
+/* a·b·2^-384 mod p for a, b < 2p; the result is below p. */
+FP_FN fp_t fp_mul(fp_t a, fp_t b)
+{
+#if FP_MUL_KARATSUBA
+    return fp_mul_ka(a, b);
+#else
+    return fp_mul_ws(a, b);
+#endif
 }
 
 /* ---- memory -------------------------------------------------------------- */
