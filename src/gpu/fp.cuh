@@ -210,22 +210,6 @@ FP_FN fp_t fp_neg(fp_t a)
 
 /* ---- multiplication ------------------------------------------------------ */
 
-/* A reduction row with no product before it (fp_sqr): the previous row's
- * carry c is still pending, so m must count it, m = (U0 + V0 + c)·n0, and
- * the flag is set to c just before the chain that adds it. The new carry is
- * returned as a value: after m·p, U0 + V0 is 0 or 2^32, so it is 1 exactly
- * when U0 != 0. (fp_mul's rows are fr.cuh's mont_redc_row.) */
-FP_FN uint32_t fp_redc_row_c(fr_carry *k, uint32_t u[13], uint32_t v[13], const uint32_t P[12], uint32_t c)
-{
-    uint32_t m = (u[0] + v[0] + c) * FP_N0;
-    (void)add_cc(k, c, 0xffffffffu); /* flag = c */
-    mont_pairs_even<12, true>(k, u, m, P);
-    mont_pairs_odd<12>(k, v, m, P);
-    c = u[0] != 0;
-    mont_shift<12>(u, v);
-    return c;
-}
-
 /* a·b·2^-384 mod p for a, b < 2p, with p's words from the caller: P = p,
  * for a kernel that keeps them in registers (loaded from memory, so that
  * ptxas cannot fold them into immediates). The result is below p: fr.cuh's
@@ -261,37 +245,13 @@ FP_FN void fp_sqr_row(fr_carry *k, uint32_t x[24], const uint32_t a[12], int i, 
 }
 
 /* REDC(t) = t·2^-384 mod p for a 24-word t below 4p^2 (a product or square of
- * operands below 2p): the low twelve words T_lo by twelve U + V rows (m·p
- * only), the high twelve T_hi added at the end, REDC(T) = T_hi + (T_lo +
- * M·p)/2^384 < p/2 + p + 1; the result is below p. */
+ * operands below 2p): fr.cuh's mont_redc_wide, T_hi + (T_lo + M·p)/2^384 <
+ * p/2 + p + 1, then one conditional subtraction; the result is below p. */
 FP_FN fp_t fp_redc_wide(const uint32_t t[24])
 {
     const uint32_t P[12] = FP_P_WORDS;
-    fr_carry k = {0};
-    uint32_t u[13], v[13];
-    FP_UNROLL
-    for (int j = 0; j < 12; j++) {
-        u[j] = t[j];
-        v[j] = 0;
-    }
-    u[12] = 0;
-    v[12] = 0;
-    uint32_t c = 0;
-    FP_UNROLL
-    for (int i = 0; i < 12; i++) /* u and v trade roles every row, as in fp_mul_pw */
-        c = fp_redc_row_c(&k, i & 1 ? v : u, i & 1 ? u : v, P, c);
     uint32_t r[12];
-    (void)add_cc(&k, c, 0xffffffffu);
-    r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry; u + v <= p */
-    FP_UNROLL
-    for (int j = 1; j < 11; j++)
-        r[j] = addc_cc(&k, u[j], v[j]);
-    r[11] = addc(&k, u[11], v[11]);
-    r[0] = add_cc(&k, r[0], t[12]); /* + T_hi: below 1.5p + 1 */
-    FP_UNROLL
-    for (int j = 1; j < 11; j++)
-        r[j] = addc_cc(&k, r[j], t[12 + j]);
-    r[11] = addc(&k, r[11], t[23]);
+    mont_redc_wide<12>(t, P, FP_N0, r);
     return fp_reduce_once(r);
 }
 
@@ -338,99 +298,14 @@ FP_FN fp_t fp_sqr(fp_t a)
     return fp_redc_wide(t);
 }
 
-/* x = a·b for six-word a and b, as twelve words: row i adds a_i·b at word i,
- * the products whose (lo, hi) halves fall on even word pairs into one
- * accumulator and the others into a second (mont_mul_words' rows without the
- * reduction, the two trading roles every row), so every chain adds whole
- * 64-bit products; then the two are summed. After rows 0..i each accumulator
- * is below a·b's partial sum < 2^(32(i+7)), so the even chain's carry into
- * word i + 6 does not overflow and the odd chain, which ends at word i + 6,
- * has none. */
-FP_FN void fp_mul6(const uint32_t a[6], const uint32_t b[6], uint32_t x[12])
-{
-    fr_carry k = {0};
-    uint32_t e[12], o[12];
-    FP_UNROLL
-    for (int j = 0; j < 12; j++) {
-        e[j] = 0;
-        o[j] = 0;
-    }
-    FP_UNROLL
-    for (int i = 0; i < 6; i++) {
-        uint32_t *E = i & 1 ? o : e, *O = i & 1 ? e : o;
-        mont_pairs_even<6, false>(&k, E + i, a[i], b);
-        mont_pairs_odd<6>(&k, O + i, a[i], b);
-    }
-    x[0] = add_cc(&k, e[0], o[0]);
-    FP_UNROLL
-    for (int j = 1; j < 11; j++)
-        x[j] = addc_cc(&k, e[j], o[j]);
-    x[11] = addc(&k, e[11], o[11]);
-}
-
-/* |x - y| of six-word x and y, and the sign mask (all ones when x < y). */
-FP_FN uint32_t fp_absdiff6(const uint32_t x[6], const uint32_t y[6], uint32_t d[6])
-{
-    fr_carry k = {0};
-    d[0] = sub_cc(&k, x[0], y[0]);
-    FP_UNROLL
-    for (int j = 1; j < 6; j++)
-        d[j] = subc_cc(&k, x[j], y[j]);
-    uint32_t s = subc(&k, 0, 0);
-    d[0] = add_cc(&k, d[0] ^ s, s & 1); /* two's complement negation when s */
-    FP_UNROLL
-    for (int j = 1; j < 5; j++)
-        d[j] = addc_cc(&k, d[j] ^ s, 0);
-    d[5] = addc(&k, d[5] ^ s, 0);
-    return s;
-}
-
-/* a·b·2^-384 mod p for a, b < 2p by one level of Karatsuba on six-word halves
- * (a = a0 + a1·2^192): z0 = a0·b0, z2 = a1·b1, q = |a0 - a1|·|b0 - b1|, and
- * the middle a0·b1 + a1·b0 = z0 + z2 -/+ q (minus when the two differences
- * have the same sign). The middle is below 2^383, so it is computed modulo
- * 2^384 in twelve words. Three 6×6 products are 108 word products where the
- * schoolbook a·b takes 144; the 24-word product then goes through the same
- * reduction as fp_sqr (144 + 12), for 264 multiplications against the
- * word-serial form's 300, at the cost of about 130 additions and masks,
- * which the integer pipe takes beside the multiply pipe that binds the
- * product (docs/design/013, thirtieth session). */
+/* a·b·2^-384 mod p for a, b < 2p: fr.cuh's karatsuba_words on twelve words
+ * (a < 2p < 2^382, so the halves' bound holds: three 6 × 6 products, 108 word
+ * products where the schoolbook a·b takes 144), then fp_sqr's reduction
+ * (144 + 12): 264 multiplications against the word-serial form's 300. */
 FP_FN fp_t fp_mul_ka(fp_t a, fp_t b)
 {
-    uint32_t da[6], db[6], z0[12], z2[12], q[12], t[24];
-    uint32_t sa = fp_absdiff6(a.v, a.v + 6, da);
-    uint32_t sb = fp_absdiff6(b.v, b.v + 6, db);
-    fp_mul6(a.v, b.v, z0);
-    fp_mul6(a.v + 6, b.v + 6, z2);
-    fp_mul6(da, db, q);
-    uint32_t s = ~(sa ^ sb); /* all ones: subtract q */
-    fr_carry k = {0};
-    uint32_t w[12], m[12];
-    w[0] = add_cc(&k, z0[0], z2[0]);
-    FP_UNROLL
-    for (int j = 1; j < 11; j++)
-        w[j] = addc_cc(&k, z0[j], z2[j]);
-    w[11] = addc(&k, z0[11], z2[11]);
-    (void)add_cc(&k, s & 1, 0xffffffffu); /* carry in = 1 when subtracting */
-    FP_UNROLL
-    for (int j = 0; j < 11; j++)
-        m[j] = addc_cc(&k, w[j], q[j] ^ s);
-    m[11] = addc(&k, w[11], q[11] ^ s);
-    /* t = z0 + m·2^192 + z2·2^384 */
-    FP_UNROLL
-    for (int j = 0; j < 6; j++)
-        t[j] = z0[j];
-    t[6] = add_cc(&k, z0[6], m[0]);
-    FP_UNROLL
-    for (int j = 7; j < 12; j++)
-        t[j] = addc_cc(&k, z0[j], m[j - 6]);
-    FP_UNROLL
-    for (int j = 12; j < 18; j++)
-        t[j] = addc_cc(&k, z2[j - 12], m[j - 6]);
-    FP_UNROLL
-    for (int j = 18; j < 23; j++)
-        t[j] = addc_cc(&k, z2[j - 12], 0);
-    t[23] = addc(&k, z2[11], 0);
+    uint32_t t[24];
+    karatsuba_words<12>(a.v, b.v, t);
     return fp_redc_wide(t);
 }
 

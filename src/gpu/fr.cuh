@@ -452,6 +452,153 @@ MONT_FN void mont_mul_words(const uint32_t a[], const uint32_t b[], const uint32
     t[N - 1] = addc(&k, u[N - 1], v[N - 1]);
 }
 
+/* ---- product, then reduction (Karatsuba; fp.cuh's fp_mul_ka, fr_mul_ka) --- */
+
+/* x = a·b for H-word a and b, as 2H words: row i adds a_i·b at word i, the
+ * products whose (lo, hi) halves fall on even word pairs into one
+ * accumulator and the others into a second (mont_mul_words' rows without the
+ * reduction, the two trading roles every row), so every chain adds whole
+ * 64-bit products; then the two are summed. After rows 0..i each accumulator
+ * is below a·b's partial sum < 2^(32(i+H+1)), so the even chain's carry into
+ * word i + H does not overflow and the odd chain, which ends at word i + H,
+ * has none. H is even. */
+template <int H> MONT_FN void mul_half(const uint32_t a[], const uint32_t b[], uint32_t x[])
+{
+    fr_carry k = {0};
+    uint32_t e[2 * H], o[2 * H];
+    FR_UNROLL
+    for (int j = 0; j < 2 * H; j++) {
+        e[j] = 0;
+        o[j] = 0;
+    }
+    FR_UNROLL
+    for (int i = 0; i < H; i++) {
+        uint32_t *E = i & 1 ? o : e, *O = i & 1 ? e : o;
+        mont_pairs_even<H, false>(&k, E + i, a[i], b);
+        mont_pairs_odd<H>(&k, O + i, a[i], b);
+    }
+    x[0] = add_cc(&k, e[0], o[0]);
+    FR_UNROLL
+    for (int j = 1; j < 2 * H - 1; j++)
+        x[j] = addc_cc(&k, e[j], o[j]);
+    x[2 * H - 1] = addc(&k, e[2 * H - 1], o[2 * H - 1]);
+}
+
+/* |x - y| of H-word x and y, and the sign mask (all ones when x < y). */
+template <int H> MONT_FN uint32_t absdiff_words(const uint32_t x[], const uint32_t y[], uint32_t d[])
+{
+    fr_carry k = {0};
+    d[0] = sub_cc(&k, x[0], y[0]);
+    FR_UNROLL
+    for (int j = 1; j < H; j++)
+        d[j] = subc_cc(&k, x[j], y[j]);
+    uint32_t s = subc(&k, 0, 0);
+    d[0] = add_cc(&k, d[0] ^ s, s & 1); /* two's complement negation when s */
+    FR_UNROLL
+    for (int j = 1; j < H - 1; j++)
+        d[j] = addc_cc(&k, d[j] ^ s, 0);
+    d[H - 1] = addc(&k, d[H - 1] ^ s, 0);
+    return s;
+}
+
+/* t = a·b (2N words) for N-word a and b whose high halves are below 2^(16N - 1)
+ * (so a0·b1 + a1·b0 < 2^(32N)), by one level of Karatsuba on H = N/2-word
+ * halves, a = a0 + a1·2^(32H): z0 = a0·b0, z2 = a1·b1, q = |a0 - a1|·|b0 - b1|,
+ * and the middle a0·b1 + a1·b0 = z0 + z2 -/+ q (minus when the two differences
+ * have the same sign), computed modulo 2^(32N), where it fits. Three H × H
+ * products are 3N^2/4 word products where the schoolbook a·b takes N^2, at
+ * the cost of about 10N additions and masks, which the integer pipe takes
+ * beside the multiply pipe that binds the products (docs/design/013,
+ * thirtieth session). */
+template <int N> MONT_FN void karatsuba_words(const uint32_t a[], const uint32_t b[], uint32_t t[])
+{
+    const int H = N / 2;
+    uint32_t da[H], db[H], z0[N], z2[N], q[N];
+    uint32_t sa = absdiff_words<H>(a, a + H, da);
+    uint32_t sb = absdiff_words<H>(b, b + H, db);
+    mul_half<H>(a, b, z0);
+    mul_half<H>(a + H, b + H, z2);
+    mul_half<H>(da, db, q);
+    uint32_t s = ~(sa ^ sb); /* all ones: subtract q */
+    fr_carry k = {0};
+    uint32_t w[N], m[N];
+    w[0] = add_cc(&k, z0[0], z2[0]);
+    FR_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        w[j] = addc_cc(&k, z0[j], z2[j]);
+    w[N - 1] = addc(&k, z0[N - 1], z2[N - 1]);
+    (void)add_cc(&k, s & 1, 0xffffffffu); /* carry in = 1 when subtracting */
+    FR_UNROLL
+    for (int j = 0; j < N - 1; j++)
+        m[j] = addc_cc(&k, w[j], q[j] ^ s);
+    m[N - 1] = addc(&k, w[N - 1], q[N - 1] ^ s);
+    /* t = z0 + m·2^(32H) + z2·2^(32N) */
+    FR_UNROLL
+    for (int j = 0; j < H; j++)
+        t[j] = z0[j];
+    t[H] = add_cc(&k, z0[H], m[0]);
+    FR_UNROLL
+    for (int j = H + 1; j < N; j++)
+        t[j] = addc_cc(&k, z0[j], m[j - H]);
+    FR_UNROLL
+    for (int j = N; j < N + H; j++)
+        t[j] = addc_cc(&k, z2[j - N], m[j - H]);
+    FR_UNROLL
+    for (int j = N + H; j < 2 * N - 1; j++)
+        t[j] = addc_cc(&k, z2[j - N], 0);
+    t[2 * N - 1] = addc(&k, z2[N - 1], 0);
+}
+
+/* A reduction row with no product before it: the previous row's carry c is
+ * still pending, so m must count it, m = (U0 + V0 + c)·n0, and the flag is set
+ * to c just before the chain that adds it. The new carry is returned as a
+ * value: after m·M, U0 + V0 is 0 or 2^32, so it is 1 exactly when U0 != 0. */
+template <int N>
+MONT_FN uint32_t mont_redc_row_c(fr_carry *k, uint32_t u[], uint32_t v[], const uint32_t M[], uint32_t n0,
+                                 uint32_t c)
+{
+    uint32_t m = (u[0] + v[0] + c) * n0;
+    (void)add_cc(k, c, 0xffffffffu); /* flag = c */
+    mont_pairs_even<N, true>(k, u, m, M);
+    mont_pairs_odd<N>(k, v, m, M);
+    c = u[0] != 0;
+    mont_shift<N>(u, v);
+    return c;
+}
+
+/* r = REDC(t) = t·2^(-32N) mod M up to one M, for a 2N-word t: the low N
+ * words T_lo by N U + V rows (m·M only), the high N words T_hi added at the
+ * end, r = T_hi + (T_lo + m·M)/2^(32N) <= T_hi + M. The caller bounds T_hi
+ * and subtracts M as needed. */
+template <int N>
+MONT_FN void mont_redc_wide(const uint32_t t[], const uint32_t M[], uint32_t n0, uint32_t r[])
+{
+    fr_carry k = {0};
+    uint32_t u[N + 1], v[N + 1];
+    FR_UNROLL
+    for (int j = 0; j < N; j++) {
+        u[j] = t[j];
+        v[j] = 0;
+    }
+    u[N] = 0;
+    v[N] = 0;
+    uint32_t c = 0;
+    FR_UNROLL
+    for (int i = 0; i < N; i++) /* u and v trade roles every row, as in mont_mul_words */
+        c = mont_redc_row_c<N>(&k, i & 1 ? v : u, i & 1 ? u : v, M, n0, c);
+    (void)add_cc(&k, c, 0xffffffffu);
+    r[0] = addc_cc(&k, u[0], v[0]); /* takes the last row's carry */
+    FR_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        r[j] = addc_cc(&k, u[j], v[j]);
+    r[N - 1] = addc(&k, u[N - 1], v[N - 1]);
+    r[0] = add_cc(&k, r[0], t[N]); /* + T_hi */
+    FR_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        r[j] = addc_cc(&k, r[j], t[N + j]);
+    r[N - 1] = addc(&k, r[N - 1], t[2 * N - 1]);
+}
+
 /* ---- Fr products ------------------------------------------------------- */
 
 /* -r^-1 mod 2^32 for the reduction's m. Its value is 2^32 - 1, but the
@@ -475,13 +622,37 @@ FR_FN fr_t fr_mul_rw(fr_t a, fr_t b, const uint32_t rw[8])
     return fr_reduce_once(t);
 }
 
+/* a·b·2^-256 mod r (a, b < r) by karatsuba_words on eight words (a < r <
+ * 2^255, so the halves' bound holds: three 4 × 4 products, 48 word products
+ * where the schoolbook a·b takes 64), then mont_redc_wide (64 + 8):
+ * T_hi < r^2/2^256 < r/2, so the sum is below 1.5r + 1 and one conditional
+ * subtraction ends it. */
+FR_FN fr_t fr_mul_ka(fr_t a, fr_t b)
+{
+    const uint32_t rw[8] = {FR_R0, FR_R1, FR_R2, FR_R3, FR_R4, FR_R5, FR_R6, FR_R7};
+    uint32_t t[16], u[8];
+    karatsuba_words<8>(a.v, b.v, t);
+    mont_redc_wide<8>(t, rw, FR_N0, u);
+    return fr_reduce_once(u);
+}
+
+/* FR_MUL_KARATSUBA (build-time, default 0): fr_mul as fr_mul_ka instead of
+ * the word-serial product. */
+#ifndef FR_MUL_KARATSUBA
+#define FR_MUL_KARATSUBA 0
+#endif
+
 /* a·b·2^-256 mod r with the words of r as immediates. fr_mul_rw takes the
  * words (rw = r, whose low word 1 the reduction relies on) as arguments, for
  * callers that want them in registers. */
 FR_FN fr_t fr_mul(fr_t a, fr_t b)
 {
+#if FR_MUL_KARATSUBA
+    return fr_mul_ka(a, b);
+#else
     const uint32_t rw[8] = {FR_R0, FR_R1, FR_R2, FR_R3, FR_R4, FR_R5, FR_R6, FR_R7};
     return fr_mul_rw(a, b, rw);
+#endif
 }
 
 FR_FN fr_t fr_sqr(fr_t a)

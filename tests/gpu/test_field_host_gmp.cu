@@ -1,11 +1,11 @@
 /*
- * test_field_host_gmp.cu — the device's Fp and Fr products and squares (src/gpu/fp.cuh, fr.cuh; for Fp both
- * fp_mul's Karatsuba form and the word-serial fp_mul_ws) run on the host, against GMP. No device is used:
+ * test_field_host_gmp.cu — the device's Fp and Fr products and squares (src/gpu/fp.cuh, fr.cuh; each
+ * product in both forms, Karatsuba and word-serial) run on the host, against GMP. No device is used:
  * the field functions are __host__ __device__, and on the host their carry chains run on an emulated carry
  * flag, so this checks the word-level schedule (the rows, the accumulators' roles, the reduction's carries)
  * that the device executes, on fresh random inputs over each product's input range (Fp: below 2p; Fr: below
- * r), the range's edges (Fp: 0, 1, p - 1, p, 2p - 1; Fr: 0, 1, r - 1) and their squares. For Fp also the
- * edges of fp_mul's Karatsuba halves (x = x0 + x1·2^192: x0 = x1, x0 = x1 ± 1, x1 = 0, x0 = 0) and, in every
+ * r), the range's edges (Fp: 0, 1, p - 1, p, 2p - 1; Fr: 0, 1, r - 1) and their squares; also the edges
+ * of the Karatsuba halves (x = x0 + x1·2^(16·words): x0 = x1, x0 = x1 ± 1, x1 = 0, x0 = 0) and, in every
  * seventh random case, equal halves. test_gpu_ec and test_gpu_ntt check the same functions on the device
  * against the CPU library.
  *
@@ -47,7 +47,7 @@ struct fp_ops {
     typedef fp_t T;
     static const char *name() { return "fp"; }
     static T mul(T a, T b) { return fp_mul(a, b); }
-    static T mul_ws(T a, T b) { return fp_mul_ws(a, b); } /* Fp2's product (fp2.cuh) */
+    static T mul_alt(T a, T b) { return fp_mul_ws(a, b); } /* the word-serial form, Fp2's (fp2.cuh) */
     static T sqr(T a) { return fp_sqr(a); }
     static T modulus()
     {
@@ -64,7 +64,7 @@ struct fr_ops {
     typedef fr_t T;
     static const char *name() { return "fr"; }
     static T mul(T a, T b) { return fr_mul(a, b); }
-    static T mul_ws(T a, T b) { return fr_mul(a, b); }
+    static T mul_alt(T a, T b) { return fr_mul_ka(a, b); } /* the Karatsuba form (FR_MUL_KARATSUBA) */
     static T sqr(T a) { return fr_sqr(a); }
     static T modulus()
     {
@@ -95,25 +95,26 @@ template <class F> static void check_field(long cases)
     if (F::top == 2) {
         mpz_set(edge[edges++], m);
         mpz_sub_ui(edge[edges++], top, 1);
-        /* fp_mul's Karatsuba halves (x = x0 + x1·2^192): x0 = x1 (a zero difference), x0 = x1 ± 1 (a borrow
-         * through every word), x1 = 0 with x0 at its largest, x0 = 0 with x1 large */
-        mpz_t h;
-        mpz_init(h);
-        mpz_ui_pow_ui(h, 2, 189);
-        mpz_sub_ui(h, h, 1);
-        mpz_mul_2exp(edge[edges], h, 192);
-        mpz_add(edge[edges], edge[edges], h);
-        edges++;
-        mpz_add_ui(edge[edges], edge[edges - 1], 1);
-        edges++;
-        mpz_sub_ui(edge[edges], edge[edges - 2], 1);
-        edges++;
-        mpz_ui_pow_ui(edge[edges], 2, 192);
-        mpz_sub_ui(edge[edges], edge[edges], 1);
-        edges++;
-        mpz_mul_2exp(edge[edges++], h, 192);
-        mpz_clear(h);
     }
+    /* the Karatsuba halves (x = x0 + x1·2^half): x0 = x1 (a zero difference), x0 = x1 ± 1 (a borrow through
+     * every word), x1 = 0 with x0 at its largest, x0 = 0 with x1 large */
+    const int half = 16 * words;
+    mpz_t h;
+    mpz_init(h);
+    mpz_ui_pow_ui(h, 2, half - 3);
+    mpz_sub_ui(h, h, 1);
+    mpz_mul_2exp(edge[edges], h, half);
+    mpz_add(edge[edges], edge[edges], h);
+    edges++;
+    mpz_add_ui(edge[edges], edge[edges - 1], 1);
+    edges++;
+    mpz_sub_ui(edge[edges], edge[edges - 2], 1);
+    edges++;
+    mpz_ui_pow_ui(edge[edges], 2, half);
+    mpz_sub_ui(edge[edges], edge[edges], 1);
+    edges++;
+    mpz_mul_2exp(edge[edges++], h, half);
+    mpz_clear(h);
     long wrong_mul = 0, wrong_sqr = 0, pairs = edges * edges;
     for (long c = 0; c < cases + pairs; c++) {
         if (c < pairs) {
@@ -122,9 +123,9 @@ template <class F> static void check_field(long cases)
         } else {
             rand_below(a, c % 3 ? m : top, words);
             rand_below(b, c % 5 ? m : top, words);
-            if (F::top == 2 && c % 7 == 0) { /* equal Karatsuba halves: a = h·(1 + 2^192), h < 2^189 */
-                mpz_tdiv_r_2exp(a, a, 189);
-                mpz_mul_2exp(want, a, 192);
+            if (c % 7 == 0) { /* equal Karatsuba halves: a = h·(1 + 2^half), h < 2^(half - 3) */
+                mpz_tdiv_r_2exp(a, a, half - 3);
+                mpz_mul_2exp(want, a, half);
                 mpz_add(a, a, want);
             }
         }
@@ -136,10 +137,10 @@ template <class F> static void check_field(long cases)
         if (mpz_cmp(got, want) != 0 && wrong_mul++ < 5)
             gmp_fprintf(stderr, "%s_mul(%#Zx, %#Zx) = %#Zx, want %#Zx\n", F::name(), a, b, got, want);
         CHECK(mpz_cmp(got, want) == 0, "%s_mul, case %ld", F::name(), c);
-        to_mpz(got, F::mul_ws(x, y));
+        to_mpz(got, F::mul_alt(x, y));
         if (mpz_cmp(got, want) != 0 && wrong_mul++ < 5)
-            gmp_fprintf(stderr, "%s_mul_ws(%#Zx, %#Zx) = %#Zx, want %#Zx\n", F::name(), a, b, got, want);
-        CHECK(mpz_cmp(got, want) == 0, "%s_mul_ws, case %ld", F::name(), c);
+            gmp_fprintf(stderr, "%s_mul_alt(%#Zx, %#Zx) = %#Zx, want %#Zx\n", F::name(), a, b, got, want);
+        CHECK(mpz_cmp(got, want) == 0, "%s_mul_alt, case %ld", F::name(), c);
         mpz_mul(want, a, a);
         mpz_mul(want, want, rinv);
         mpz_mod(want, want, m);
