@@ -61,9 +61,20 @@ static EC_FN fp_t f_dbl(fp_t a)
 {
     return fp_dbl(a);
 }
+/* EC_FP_MUL_KARATSUBA (build-time, default FP_MUL_KARATSUBA): the G1 formulas'
+ * product is fp_mul (Karatsuba, fp.cuh) or, with 0, the word-serial fp_mul_ws,
+ * whose smaller register footprint matters in kernels capped at 128 registers
+ * (k_ones, k_items: docs/design/013, thirtieth session). */
+#ifndef EC_FP_MUL_KARATSUBA
+#define EC_FP_MUL_KARATSUBA FP_MUL_KARATSUBA
+#endif
 static EC_FN fp_t f_mul(fp_t a, fp_t b)
 {
+#if EC_FP_MUL_KARATSUBA
     return fp_mul(a, b);
+#else
+    return fp_mul_ws(a, b);
+#endif
 }
 static EC_FN fp_t f_sqr(fp_t a)
 {
