@@ -62,9 +62,10 @@ static EC_FN fp_t f_dbl(fp_t a)
     return fp_dbl(a);
 }
 /* EC_FP_MUL_KARATSUBA (build-time, default FP_MUL_KARATSUBA): the G1 formulas'
- * product is fp_mul (Karatsuba, fp.cuh) or, with 0, the word-serial fp_mul_ws,
- * whose smaller register footprint matters in kernels capped at 128 registers
- * (k_ones, k_items: docs/design/013, thirtieth session). */
+ * product is fp_mul (Karatsuba when FP_MUL_KARATSUBA is 1, fp.cuh) or, with 0,
+ * the word-serial fp_mul_ws, whose smaller register footprint matters in the
+ * kernels capped at 128 registers (k_ones, k_items: docs/design/013,
+ * thirtieth session). */
 #ifndef EC_FP_MUL_KARATSUBA
 #define EC_FP_MUL_KARATSUBA FP_MUL_KARATSUBA
 #endif

@@ -11,10 +11,11 @@
  * unreduced sums from fp_add_lazy. p < 2^381 leaves three spare bits, which
  * is what makes that, and the bounds below, work.
  *
- * Multiplication (fp_mul) is one level of Karatsuba on six-word halves
- * (fp_mul_ka: three 6 x 6 products, then fp_sqr's reduction, below), unless
- * built with FP_MUL_KARATSUBA=0. The word-serial form (fp_mul_ws, fp_mul_pw),
- * which Fp2 uses, is fr.cuh's scheme on twelve words: word-serial
+ * Multiplication (fp_mul) is the word-serial form below (fp_mul_ws,
+ * fp_mul_pw; Fp2 uses it either way) or, built with FP_MUL_KARATSUBA=1, one
+ * level of Karatsuba on six-word halves (fp_mul_ka: three 6 x 6 products,
+ * then fp_sqr's reduction). The word-serial form is fr.cuh's scheme on
+ * twelve words: word-serial
  * Montgomery (CIOS, one row per word a_i: add a_i·b, then m·p with m chosen
  * to clear the low word, then drop that word), the accumulator kept as the
  * sum U + V of two thirteen-word numbers. U takes the partial products with
@@ -316,11 +317,11 @@ FP_FN fp_t fp_mul_ws(fp_t a, fp_t b)
     return fp_mul_pw(a, b, P);
 }
 
-/* FP_MUL_KARATSUBA (build-time; 0 builds the word-serial form for comparison):
- * fp_mul is fp_mul_ka, else fp_mul_ws. Fp2's products use fp_mul_ws either
- * way (fp2.cuh). */
+/* FP_MUL_KARATSUBA (build-time, default 0 until a device has measured it;
+ * docs/design/013, thirtieth session): fp_mul is fp_mul_ka, else fp_mul_ws.
+ * Fp2's products use fp_mul_ws either way (fp2.cuh). */
 #ifndef FP_MUL_KARATSUBA
-#define FP_MUL_KARATSUBA 1
+#define FP_MUL_KARATSUBA 0
 #endif
 
 /* a·b·2^-384 mod p for a, b < 2p; the result is below p. */
