@@ -56,6 +56,26 @@
  * four blocks an SM (64 registers) measured -2 ms a 2^27 - 1 MSM. k_tree_final keeps the compiler's 128
  * registers: three blocks an SM (80) spill and cost +65 ms (docs/design/014, twelfth session). */
 #define MSM_TREE_PRE_BLOCKS 4
+/* Minimum blocks an SM for k_tree_final and k_tree_back (0: the compiler's choice, 128 and 80 registers
+ * with the word-serial product). With FP_MUL_KARATSUBA=1 the compiler takes 142 and 84, one block fewer
+ * each, and the tree runs 37 % slower (docs/design/013, thirtieth session); 2 and 3 hold the Karatsuba
+ * build to the word-serial build's blocks. */
+#ifndef MSM_TREE_FINAL_BLOCKS
+#define MSM_TREE_FINAL_BLOCKS 0
+#endif
+#ifndef MSM_TREE_BACK_BLOCKS
+#define MSM_TREE_BACK_BLOCKS 0
+#endif
+#if MSM_TREE_FINAL_BLOCKS > 0
+#define MSM_TREE_FINAL_BOUNDS __launch_bounds__(MSM_THREADS, MSM_TREE_FINAL_BLOCKS)
+#else
+#define MSM_TREE_FINAL_BOUNDS __launch_bounds__(MSM_THREADS)
+#endif
+#if MSM_TREE_BACK_BLOCKS > 0
+#define MSM_TREE_BACK_BOUNDS __launch_bounds__(MSM_THREADS, MSM_TREE_BACK_BLOCKS)
+#else
+#define MSM_TREE_BACK_BOUNDS __launch_bounds__(MSM_THREADS)
+#endif
 
 /* ---- field: powers and the inverse ---------------------------------------------- */
 
@@ -278,7 +298,7 @@ static __device__ int slots_of(size_t t, size_t SS, size_t n, int K)
 
 /* Level l > 0, downward: inv[i] = 1/d[i] from the inverses of the totals. */
 template <int K>
-__global__ void __launch_bounds__(MSM_THREADS)
+__global__ void MSM_TREE_BACK_BOUNDS
     k_tree_back(const fp_t *d, const fp_t *pre, const fp_t *itot, size_t n, fp_t *inv)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -296,7 +316,7 @@ __global__ void __launch_bounds__(MSM_THREADS)
 
 /* Level 0, downward: the additions themselves. */
 template <int K, class S>
-__global__ void __launch_bounds__(MSM_THREADS)
+__global__ void MSM_TREE_FINAL_BOUNDS
     k_tree_final(S src, size_t n, const fp_t *pre, size_t ps, const fp_t *itot)
 {
     size_t SS = (n + K - 1) / K, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
