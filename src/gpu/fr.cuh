@@ -507,9 +507,9 @@ template <int H> MONT_FN uint32_t absdiff_words(const uint32_t x[], const uint32
  * and the middle a0·b1 + a1·b0 = z0 + z2 -/+ q (minus when the two differences
  * have the same sign), computed modulo 2^(32N), where it fits. Three H × H
  * products are 3N^2/4 word products where the schoolbook a·b takes N^2, at
- * the cost of about 10N additions and masks, which the integer pipe takes
- * beside the multiply pipe that binds the products (docs/design/013,
- * thirtieth session). */
+ * the cost of about 10N additions and masks and a larger live set: in the
+ * MSM's kernels the registers, not the multiply pipe, decided, and the form
+ * measured slower (docs/design/013, thirtieth session). */
 template <int N> MONT_FN void karatsuba_words(const uint32_t a[], const uint32_t b[], uint32_t t[])
 {
     const int H = N / 2;
