@@ -15,22 +15,12 @@
  * form: counted with bench/gpu/sass_cost.py on one G2 XYZZ addition, the
  * Karatsuba form cuts its multiply-pipe cost 27054 -> 24079 slots but, at the
  * 255-register cap, triples the stack frame (144 -> 432 bytes) and the moves
- * (729 -> 2880) (docs/design/013, thirtieth session). FP2_MUL_KARATSUBA=1
- * builds the other choice.
+ * (729 -> 2880) (docs/design/013, thirtieth session).
  */
 #ifndef CUZK_GPU_FP2_CUH
 #define CUZK_GPU_FP2_CUH
 
 #include "fp.cuh"
-
-#ifndef FP2_MUL_KARATSUBA
-#define FP2_MUL_KARATSUBA 0
-#endif
-#if FP2_MUL_KARATSUBA
-#define FP2_FP_MUL fp_mul
-#else
-#define FP2_FP_MUL fp_mul_ws
-#endif
 
 struct fp2_s {
     fp_t c0, c1;
@@ -93,9 +83,9 @@ FP_FN fp2_t fp2_dbl(fp2_t a)
 
 FP_FN fp2_t fp2_mul(fp2_t a, fp2_t b)
 {
-    fp_t t0 = FP2_FP_MUL(a.c0, b.c0);
-    fp_t t1 = FP2_FP_MUL(a.c1, b.c1);
-    fp_t t2 = FP2_FP_MUL(fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1));
+    fp_t t0 = fp_mul_ws(a.c0, b.c0);
+    fp_t t1 = fp_mul_ws(a.c1, b.c1);
+    fp_t t2 = fp_mul_ws(fp_add_lazy(a.c0, a.c1), fp_add_lazy(b.c0, b.c1));
     fp2_t r;
     r.c0 = fp_sub(t0, t1);
     r.c1 = fp_sub(fp_sub(t2, t0), t1);
@@ -105,8 +95,8 @@ FP_FN fp2_t fp2_mul(fp2_t a, fp2_t b)
 FP_FN fp2_t fp2_sqr(fp2_t a)
 {
     fp2_t r;
-    r.c0 = FP2_FP_MUL(fp_add_lazy(a.c0, a.c1), fp_sub(a.c0, a.c1));
-    r.c1 = FP2_FP_MUL(fp_add_lazy(a.c0, a.c0), a.c1);
+    r.c0 = fp_mul_ws(fp_add_lazy(a.c0, a.c1), fp_sub(a.c0, a.c1));
+    r.c1 = fp_mul_ws(fp_add_lazy(a.c0, a.c0), a.c1);
     return r;
 }
 
