@@ -786,6 +786,24 @@ static void own_h_l(cuzk_groth16_params *dst, const cuzk_groth16_params *pk)
     memcpy(dst->l, pk->l, pk->n_l * sizeof *dst->l);
 }
 
+/* The conversion's orders on an accelerator, drawn at random: the default (h' beside the CPU's work, h's
+ * check begun beside it), the transforms one after the other (CUZK_COSET_SERIAL), or h's whole check after
+ * the join (CUZK_COSET_CHECK_AFTER). */
+static void coset_order_pick(void)
+{
+    uint64_t k = test_rand64() % 3;
+    if (k == 1)
+        setenv("CUZK_COSET_SERIAL", "1", 1);
+    else if (k == 2)
+        setenv("CUZK_COSET_CHECK_AFTER", "1", 1);
+}
+
+static void coset_order_clear(void)
+{
+    unsetenv("CUZK_COSET_SERIAL");
+    unsetenv("CUZK_COSET_CHECK_AFTER");
+}
+
 /* What a test accelerator gets wrong, in one of the conversion's two transforms: the key's h' (step g^-1,
  * run beside the CPU's column sums) or the fold's Q (step 1, run first). */
 typedef struct {
@@ -914,10 +932,9 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
         own_h_l(&viaacc, pk);
         cuzk_coset_accel naive = {"naive", NULL, naive_transform};
         cuzk_groth16_coset_opts no = {&naive, NULL, NULL, 0};
-        if (test_rand64() % 2)
-            setenv("CUZK_COSET_SERIAL", "1", 1);
+        coset_order_pick();
         rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, POOLS[test_rand64() % NPOOLS], err, sizeof err);
-        unsetenv("CUZK_COSET_SERIAL");
+        coset_order_clear();
         CHECK(rc == CUZK_OK && same_bytes(viaacc.h, conv.h, m * sizeof *conv.h) &&
                   same_bytes(viaacc.l, conv.l, nv * sizeof *conv.l),
               "%s: conversion through the accelerator hook: rc %d (%s)", what, rc, err);
@@ -930,10 +947,9 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
             cuzk_g1_affine *keep_h = viaacc.h, *keep_l = viaacc.l;
             naive.ctx = &f;
             cuzk_pool *pool = POOLS[test_rand64() % NPOOLS];
-            if (test_rand64() % 2) /* the transforms one after the other */
-                setenv("CUZK_COSET_SERIAL", "1", 1);
+            coset_order_pick();
             rc = cuzk_groth16_params_to_coset(&viaacc, cs, &no, pool, err, sizeof err);
-            unsetenv("CUZK_COSET_SERIAL");
+            coset_order_clear();
             const char *want = f.fail ? (f.on_q ? "no device here (Q)" : "no device here (h)")
                                       : (f.on_q ? "Q fails its check" : "h fails its check");
             CHECK(rc == CUZK_EIO && strstr(err, want) && viaacc.h == keep_h && viaacc.l == keep_l &&

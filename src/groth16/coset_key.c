@@ -518,11 +518,23 @@ static void *accel_main(void *arg)
     return NULL;
 }
 
+static bool env_is_1(const char *name)
+{
+    const char *s = getenv(name);
+    return s && !strcmp(s, "1");
+}
+
 /* CUZK_COSET_SERIAL=1: the transforms one after the other, as before the thread (an A/B of the overlap). */
 static bool coset_serial(void)
 {
-    const char *s = getenv("CUZK_COSET_SERIAL");
-    return s && !strcmp(s, "1");
+    return env_is_1("CUZK_COSET_SERIAL");
+}
+
+/* CUZK_COSET_CHECK_AFTER=1: h's whole check after the join, as before its inputs' side moved beside the
+ * transform (an A/B of that move, docs/design/022). */
+static bool coset_check_after(void)
+{
+    return env_is_1("CUZK_COSET_CHECK_AFTER");
 }
 
 /* Whether the job (j->pool: the caller's) runs beside the caller (then accel_join it); if not (no thread or
@@ -652,9 +664,10 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                         .pool = pool};
         bool beside = !coset_serial() && accel_start(&hj);
         transform_check qc, hc; /* h's inputs' side too, while its transform runs */
+        bool h_after = coset_check_after();
         if (!(rc = check_begin(&qc, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
             rc = check_end(&qc, q, pool, err, errlen);
-        if (!rc)
+        if (!rc && !h_after)
             rc = check_begin(&hc, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen);
         if (!rc)
             rc = column_sums(&cx, pool, err, errlen);
@@ -666,6 +679,8 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
             accel_run(&hj);
         if (!rc && hj.rc)
             rc = cuzk_fail(err, errlen, hj.rc, "%s", hj.err);
+        if (!rc && h_after)
+            rc = check_begin(&hc, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen);
         if (rc || (rc = check_end(&hc, h_new, pool, err, errlen)))
             goto out;
         progress_add(&pr, units);
