@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/setup.h"
+#include "cuzk/timeline.h"
 #include "groth16/setup_internal.h"
 
 #define CK_BFLY_BLOCK 64  /* butterflies per transform task */
@@ -504,12 +506,15 @@ typedef struct {
     int rc;
     char err[256];
     pthread_t th;
+    int64_t us; /* how long the transform took */
 } accel_job;
 
 static void accel_run(accel_job *j)
 {
+    int64_t t0 = cuzk_timeline_clock_us();
     j->rc = j->accel->g1_transform(j->accel->ctx, j->out, j->src, j->n, &j->c, &j->step, &j->root, j->pool,
                                    j->err, sizeof j->err);
+    j->us = cuzk_timeline_clock_us() - t0;
 }
 
 static void *accel_main(void *arg)
@@ -528,6 +533,26 @@ static bool env_is_1(const char *name)
 static bool coset_serial(void)
 {
     return env_is_1("CUZK_COSET_SERIAL");
+}
+
+/* CUZK_COSET_TIMES=1: each step's wall time on stderr (where the conversion's time goes, docs/design/022). */
+typedef struct {
+    bool on;
+    int64_t t;
+} step_clock;
+
+static void step_clock_start(step_clock *c)
+{
+    c->on = env_is_1("CUZK_COSET_TIMES");
+    c->t = cuzk_timeline_clock_us();
+}
+
+static void step_done(step_clock *c, const char *what)
+{
+    int64_t now = cuzk_timeline_clock_us();
+    if (c->on)
+        fprintf(stderr, "coset key: %-34s %9.3f s\n", what, (double)(now - c->t) * 1e-6);
+    c->t = now;
 }
 
 /* CUZK_COSET_CHECK_AFTER=1: h's whole check after the join, as before its inputs' side moved beside the
@@ -617,6 +642,8 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
 
     const cuzk_coset_accel *accel = opts ? opts->accel : NULL;
     int nw = cuzk_pool_size(pool);
+    step_clock clk;
+    step_clock_start(&clk);
     uint64_t *colptr = NULL, *terms = NULL;
     uint32_t *rows = NULL;
     cuzk_g1_affine *h_new = calloc(m, sizeof *h_new), *q = calloc(m, sizeof *q), *l_new = NULL;
@@ -633,6 +660,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         goto out;
     }
 
+    step_done(&clk, "buffers and C's transpose");
     uint64_t nnz = cs->n_constraints ? cs->c.row[cs->n_constraints] : 0, units = transform_units(m, lg);
     ck_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL, 0, 2 * units + nnz};
     progress_add(&pr, 0);
@@ -653,6 +681,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
                   * C's columns */
         if ((rc = accel->g1_transform(accel->ctx, q, pk->h, m, &km, &one, &winv, pool, err, errlen)))
             goto out;
+        step_done(&clk, "Q's transform");
         progress_add(&pr, units);
         accel_job hj = {.accel = accel,
                         .out = h_new,
@@ -667,22 +696,32 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         bool h_after = coset_check_after();
         if (!(rc = check_begin(&qc, pk->h, m, &km, &one, &winv, "Q", pool, err, errlen)))
             rc = check_end(&qc, q, pool, err, errlen);
-        if (!rc && !h_after)
+        step_done(&clk, "Q's check");
+        if (!rc && !h_after) {
             rc = check_begin(&hc, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen);
+            step_done(&clk, "h's check, inputs' side");
+        }
         if (!rc)
             rc = column_sums(&cx, pool, err, errlen);
+        step_done(&clk, "C's column sums");
         if (!rc)
             progress_add(&pr, nnz);
         if (beside)
             accel_join(&hj);
         else if (!rc)
             accel_run(&hj);
+        step_done(&clk, beside ? "waiting for h's transform" : "h's transform");
+        if (clk.on && beside)
+            fprintf(stderr, "coset key: %-34s %9.3f s\n", "(h's transform, beside)", (double)hj.us * 1e-6);
         if (!rc && hj.rc)
             rc = cuzk_fail(err, errlen, hj.rc, "%s", hj.err);
-        if (!rc && h_after)
+        if (!rc && h_after) {
             rc = check_begin(&hc, pk->h, m, &km, &ginv, &winv, "h", pool, err, errlen);
+            step_done(&clk, "h's check, inputs' side");
+        }
         if (rc || (rc = check_end(&hc, h_new, pool, err, errlen)))
             goto out;
+        step_done(&clk, "h's check, outputs' side");
         progress_add(&pr, units);
     } else {
         powers_fill(tw, m / 2, &winv, pool);
