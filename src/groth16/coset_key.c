@@ -728,7 +728,10 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         g1_tf x = {.x = jac, .n = m, .tw = tw, .lg = lg, .scratch = scratch};
         g1_transform(h_new, pk->h, &km, &ginv, &x, &pr, pool);
         g1_transform(q, pk->h, &km, &one, &x, &pr, pool);
-        if ((rc = column_sums(&cx, pool, err, errlen)))
+        step_done(&clk, "h's and Q's transforms (CPU)");
+        rc = column_sums(&cx, pool, err, errlen);
+        step_done(&clk, "C's column sums");
+        if (rc)
             goto out;
         progress_add(&pr, nnz);
     }
