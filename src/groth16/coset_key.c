@@ -547,11 +547,16 @@ static void step_clock_start(step_clock *c)
     c->t = cuzk_timeline_clock_us();
 }
 
+static void step_report(const step_clock *c, const char *what, int64_t us)
+{
+    if (c->on)
+        fprintf(stderr, "coset key: %-34s %9.3f s\n", what, (double)us * 1e-6);
+}
+
 static void step_done(step_clock *c, const char *what)
 {
     int64_t now = cuzk_timeline_clock_us();
-    if (c->on)
-        fprintf(stderr, "coset key: %-34s %9.3f s\n", what, (double)(now - c->t) * 1e-6);
+    step_report(c, what, now - c->t);
     c->t = now;
 }
 
@@ -711,8 +716,8 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         else if (!rc)
             accel_run(&hj);
         step_done(&clk, beside ? "waiting for h's transform" : "h's transform");
-        if (clk.on && beside)
-            fprintf(stderr, "coset key: %-34s %9.3f s\n", "(h's transform, beside)", (double)hj.us * 1e-6);
+        if (beside)
+            step_report(&clk, "(h's transform, beside)", hj.us);
         if (!rc && hj.rc)
             rc = cuzk_fail(err, errlen, hj.rc, "%s", hj.err);
         if (!rc && h_after) {
