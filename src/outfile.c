@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,9 @@ int cuzk_outfile_write(cuzk_outfile *o, const void *buf, size_t len)
     return CUZK_OK;
 }
 
-int cuzk_outfile_commit(cuzk_outfile *o, const char *who, char *err, size_t errlen)
+/* The first half of a commit: flush, fsync and close the temporary file. On failure it is removed and o
+ * released; on success o keeps its paths for place(). */
+static int seal(cuzk_outfile *o, const char *who, char *err, size_t errlen)
 {
     if (!o || !o->tmp)
         return fail(who, err, errlen, CUZK_EINVAL, "no output file open");
@@ -147,16 +150,90 @@ int cuzk_outfile_commit(cuzk_outfile *o, const char *who, char *err, size_t errl
     }
     o->f = NULL;
     o->fd = -1;
-    int rc = CUZK_OK;
-    if (step)
-        rc = fail(who, err, errlen, CUZK_EIO, "%s %s: %s", step, o->tmp, strerror(e));
-    else if (rename(o->tmp, o->path) != 0)
-        rc = fail(who, err, errlen, CUZK_EIO, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
-    if (rc)
-        unlink(o->tmp);
-    else
-        fsync_parent(o->path);
+    if (!step)
+        return CUZK_OK;
+    int rc = fail(who, err, errlen, CUZK_EIO, "%s %s: %s", step, o->tmp, strerror(e));
+    unlink(o->tmp);
     release(o);
+    return rc;
+}
+
+/* The rename of a sealed file into place. */
+static int place(cuzk_outfile *o, const char *who, char *err, size_t errlen)
+{
+    if (rename(o->tmp, o->path) != 0)
+        return fail(who, err, errlen, CUZK_EIO, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+    return CUZK_OK;
+}
+
+/* Drops a sealed file that will not be placed. */
+static void drop_sealed(cuzk_outfile *o)
+{
+    unlink(o->tmp);
+    release(o);
+}
+
+int cuzk_outfile_commit(cuzk_outfile *o, const char *who, char *err, size_t errlen)
+{
+    int rc = seal(o, who, err, errlen);
+    if (rc)
+        return rc;
+    if ((rc = place(o, who, err, errlen))) {
+        drop_sealed(o);
+        return rc;
+    }
+    fsync_parent(o->path);
+    release(o);
+    return CUZK_OK;
+}
+
+int cuzk_outfile_commit_pair(cuzk_outfile *first, cuzk_outfile *second, const char *who, char *err,
+                             size_t errlen)
+{
+    int rc = seal(first, who, err, errlen);
+    if (rc) {
+        cuzk_outfile_abort(second);
+        return rc;
+    }
+    if ((rc = seal(second, who, err, errlen))) {
+        drop_sealed(first);
+        return rc;
+    }
+    /* first's old file, kept under another name until second is in place */
+    size_t n = strlen(first->path) + 32;
+    char *bak = malloc(n);
+    if (!bak) {
+        drop_sealed(first);
+        drop_sealed(second);
+        return fail(who, err, errlen, CUZK_ENOMEM, "out of memory");
+    }
+    snprintf(bak, n, "%s.old.%ld", first->path, (long)getpid());
+    unlink(bak);
+    bool had_old = link(first->path, bak) == 0;
+    bool no_old = !had_old && errno == ENOENT, track = had_old && first->tracked;
+    if (track)
+        cuzk_temp_track(bak);
+    if ((rc = place(first, who, err, errlen))) {
+        drop_sealed(first);
+        drop_sealed(second);
+    } else if ((rc = place(second, who, err, errlen))) {
+        if (had_old) /* first back as it was */
+            rename(bak, first->path);
+        else if (no_old)
+            unlink(first->path);
+        drop_sealed(second);
+        release(first);
+    } else {
+        fsync_parent(first->path);
+        fsync_parent(second->path);
+        release(first);
+        release(second);
+    }
+    if (had_old)
+        unlink(bak);
+    if (track)
+        cuzk_temp_untrack(bak);
+    free(bak);
     return rc;
 }
 

@@ -1348,8 +1348,7 @@ static void test_admission(void)
     j.synth = synth_cb;
     CHECK(cuzk_engine_submit(e, &j, &id, err, sizeof err) == CUZK_ERANGE && strstr(err, "budget"),
           "%s: a partition larger than the budget accepted: %s", what, err);
-    cuzk_engine_key_free(k);
-    cuzk_engine_free(e);
+    cuzk_engine_free(e); /* the key still registered: freed with the engine (LeakSanitizer checks) */
 
     c.budget = key_bytes / 2;
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_OK, "%s: engine: %s", what, err);

@@ -174,6 +174,71 @@ static void test_short_writes(void)
     unlink(path);
 }
 
+/* Two files committed as one: both new on success; when second's rename fails (a directory appears at its
+ * path after open), first's destination is as it was: its old bytes back, or no file where there was
+ * none; nothing else is left in the directory. A failed write of first leaves second untouched too. */
+static void test_pair(void)
+{
+    char p1[256], p2[256];
+    path_in(p1, sizeof p1, "pair.params");
+    path_in(p2, sizeof p2, "pair.vk");
+    for (int had_old = 1; had_old >= 0; had_old--) {
+        for (int fail = 0; fail < 2; fail++) {
+            if (had_old) {
+                put_file(p1, "old first");
+                put_file(p2, "old second");
+            }
+            uint8_t a[5000], b[300];
+            test_rand_bytes(a, sizeof a);
+            test_rand_bytes(b, sizeof b);
+            cuzk_outfile o1, o2;
+            int rc = cuzk_outfile_open(&o1, p1, CUZK_OUTFILE_TRACK, NULL, err, sizeof err);
+            CHECK(rc == CUZK_OK, "pair open first: %s", err);
+            rc = cuzk_outfile_open(&o2, p2, fail ? 0 : CUZK_OUTFILE_STREAM, NULL, err, sizeof err);
+            CHECK(rc == CUZK_OK, "pair open second: %s", err);
+            cuzk_outfile_write(&o1, a, sizeof a);
+            if (o2.f)
+                fwrite(b, 1, sizeof b, o2.f);
+            else
+                cuzk_outfile_write(&o2, b, sizeof b);
+            if (fail) { /* second's destination becomes a directory before the rename */
+                unlink(p2);
+                CHECK(mkdir(p2, 0755) == 0, "mkdir %s", p2);
+            }
+            rc = cuzk_outfile_commit_pair(&o1, &o2, "setup", err, sizeof err);
+            size_t left = test_dir_count(dir, NULL);
+            if (!fail)
+                CHECK(rc == CUZK_OK && holds(p1, a, sizeof a) && holds(p2, b, sizeof b) && left == 2 &&
+                          !o1.tmp && !o2.tmp,
+                      "pair (old files %d): rc %d (%s), both new, %zu entries", had_old, rc, err, left);
+            else
+                CHECK(rc == CUZK_EIO && strstr(err, "setup: cannot rename") &&
+                          (had_old ? holds(p1, "old first", 9) : access(p1, F_OK) != 0) && left == 2 - !had_old &&
+                          !o1.tmp && !o2.tmp,
+                      "pair, second's rename failing (old files %d): rc %d (%s), first as it was, %zu entries",
+                      had_old, rc, err, left);
+            unlink(p1);
+            unlink(p2);
+            rmdir(p2);
+        }
+    }
+    /* a failed write of first: nothing renamed */
+    put_file(p1, "old first");
+    put_file(p2, "old second");
+    cuzk_outfile o1, o2;
+    CHECK(cuzk_outfile_open(&o1, p1, 0, NULL, err, sizeof err) == CUZK_OK &&
+              cuzk_outfile_open(&o2, p2, 0, NULL, err, sizeof err) == CUZK_OK,
+          "pair open: %s", err);
+    o1.errnum = ENOSPC; /* as a failed write leaves it */
+    cuzk_outfile_write(&o2, "new", 3);
+    int rc = cuzk_outfile_commit_pair(&o1, &o2, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EIO && strstr(err, strerror(ENOSPC)) && holds(p1, "old first", 9) &&
+              holds(p2, "old second", 10) && test_dir_count(dir, NULL) == 2,
+          "pair, first's write failed: rc %d (%s), both old, nothing else", rc, err);
+    unlink(p1);
+    unlink(p2);
+}
+
 /* A tracked temporary file goes when SIGTERM ends the process; an untracked one stays (for a daemon's
  * library writes, whose signals the daemon handles). */
 static void test_signal(void)
@@ -266,6 +331,7 @@ int main(void)
     test_commit();
     test_refused();
     test_short_writes();
+    test_pair();
     test_signal();
     test_snarkjs_writes();
     CHECK(test_dir_count(dir, NULL) == 0, "the scratch directory is empty at the end (%d entries)",

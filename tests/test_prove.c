@@ -981,6 +981,19 @@ static void check_converted(const cuzk_groth16_params *pk, const cuzk_groth16_pa
     rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
     CHECK(rc == CUZK_EINVAL && strstr(err, "ic points"), "%s: converting with one ic point more: rc %d (%s)",
           what, rc, err);
+    if (pk->n_a) { /* a and b lengths too: the prover's own check (a key cut short by one point) */
+        conv = *pk;
+        conv.n_a--;
+        rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+        CHECK(rc == CUZK_EINVAL && strstr(err, "coset key: the key has") && strstr(err, "a points") &&
+                  conv.h == pk->h && !conv.h_coset,
+              "%s: converting with one a point fewer: rc %d (%s)", what, rc, err);
+    }
+    conv = *pk;
+    conv.n_b++;
+    rc = cuzk_groth16_params_to_coset(&conv, cs, NULL, NULL, err, sizeof err);
+    CHECK(rc == CUZK_EINVAL && strstr(err, "b points") && conv.h == pk->h && !conv.h_coset,
+          "%s: converting with one b point more: rc %d (%s)", what, rc, err);
     conv = *pk;
     cuzk_coset_accel broken = {"broken", NULL, failing_transform};
     cuzk_groth16_coset_opts bo = {&broken, NULL, NULL, 0};

@@ -48,6 +48,14 @@ int cuzk_outfile_write(cuzk_outfile *o, const void *buf, size_t len);
  * Everything is released either way; a closed or zeroed outfile returns CUZK_EINVAL. */
 int cuzk_outfile_commit(cuzk_outfile *o, const char *who, char *err, size_t errlen);
 
+/* Commits two files as one: both are sealed (flushed, fsynced, closed) before either is renamed, and if
+ * second's rename fails, first's destination is put back as it was (its old file kept under a hard link
+ * meanwhile; removed if there was none). So a failure leaves both destinations as they were, except on a
+ * file system without hard links, where first's old file cannot be kept aside. Both are released either
+ * way; a failure of either returns its error as cuzk_outfile_commit would. */
+int cuzk_outfile_commit_pair(cuzk_outfile *first, cuzk_outfile *second, const char *who, char *err,
+                             size_t errlen);
+
 /* Closes and removes the temporary file if one is open, and releases everything; safe on a zeroed, a
  * committed or an aborted outfile. */
 void cuzk_outfile_abort(cuzk_outfile *o);

@@ -1192,6 +1192,16 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     return CUZK_OK;
 }
 
+/* The key's own memory: the backend's proving key and the density bitmaps (its budget is the caller's). */
+static void key_release(cuzk_engine *e, cuzk_engine_key *k)
+{
+    if (e->be->key_free)
+        e->be->key_free(e->be->ctx, k->pk);
+    for (int i = 0; i < 3; i++)
+        free(k->density[i]);
+    free(k);
+}
+
 /* Stops every thread that was started and frees the engine (no job may be unfinished). */
 static void engine_teardown(cuzk_engine *e)
 {
@@ -1225,9 +1235,7 @@ static void engine_teardown(cuzk_engine *e)
     while (e->keys) {
         cuzk_engine_key *k = e->keys;
         e->keys = k->next;
-        if (e->be->key_free)
-            e->be->key_free(e->be->ctx, k->pk);
-        free(k);
+        key_release(e, k);
     }
     for (buf *lists[2] = {e->idle, e->reap_q}, **l = lists; l < lists + 2; l++)
         while (*l) {
@@ -1513,11 +1521,7 @@ void cuzk_engine_key_free(cuzk_engine_key *k)
     e->keys_bytes -= k->key_bytes;
     budget_give(e, k->key_bytes);
     pthread_mutex_unlock(&e->mu);
-    if (e->be->key_free)
-        e->be->key_free(e->be->ctx, k->pk);
-    for (int i = 0; i < 3; i++)
-        free(k->density[i]);
-    free(k);
+    key_release(e, k);
 }
 
 uint64_t cuzk_engine_key_part_bytes(const cuzk_engine_key *k)

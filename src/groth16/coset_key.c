@@ -46,6 +46,7 @@
 #include "cuzk/ntt.h"
 #include "cuzk/setup.h"
 #include "cuzk/timeline.h"
+#include "groth16/prove_common.h"
 #include "groth16/setup_internal.h"
 
 #define CK_BFLY_BLOCK 64  /* butterflies per transform task */
@@ -592,25 +593,28 @@ static void accel_join(accel_job *j)
 
 /* ---- the conversion ---------------------------------------------------------------------- */
 
-static int check_key(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, char *err, size_t errlen)
+/* The key must be in bellperson's form and fit the circuit in every length (the prover's own check, with
+ * the circuit's densities counted here). */
+static int check_key(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, cuzk_pool *pool, char *err,
+                     size_t errlen)
 {
     if (pk->h_coset)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: the key is already in the coset form");
-    if (pk->n_h + 1 != m)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "coset key: the key has %zu h points but the circuit's domain of %zu rows needs %zu",
-                         pk->n_h, cs->n_constraints + cs->n_inputs, m - 1);
-    if (pk->n_l != cs->n_aux)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "coset key: the key has %zu l points but the circuit has %zu aux variables", pk->n_l,
-                         cs->n_aux);
-    if (pk->vk.n_ic != cs->n_inputs)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "coset key: the key has %zu ic points but the circuit has %zu inputs", pk->vk.n_ic,
-                         cs->n_inputs);
-    if ((pk->n_h && !pk->h) || (pk->n_l && !pk->l))
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: the key's h or l points are missing");
-    return CUZK_OK;
+    size_t words_aux = (cs->n_aux + 63) / 64, words_in = (cs->n_inputs + 63) / 64;
+    uint64_t *ua = calloc(words_aux ? words_aux : 1, 8), *ubi = calloc(words_in ? words_in : 1, 8),
+             *uba = calloc(words_aux ? words_aux : 1, 8);
+    int rc = ua && ubi && uba ? cuzk_cs_density_pool(cs, ua, ubi, uba, pool) : CUZK_ENOMEM;
+    if (rc)
+        rc = cuzk_fail(err, errlen, rc, "coset key: %s", rc == CUZK_ENOMEM ? "out of memory for the densities"
+                                                                          : "the circuit's densities failed");
+    else
+        rc = prove_check_shape(pk, cs, m, cuzk_cs_density_count(ua, cs->n_aux),
+                               cuzk_cs_density_count(ubi, cs->n_inputs), cuzk_cs_density_count(uba, cs->n_aux),
+                               "coset key", err, errlen);
+    free(ua);
+    free(ubi);
+    free(uba);
+    return rc;
 }
 
 int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
@@ -627,7 +631,7 @@ int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,
         return cuzk_fail(err, errlen, CUZK_ERANGE, "coset key: a domain of 2^%u is above the 2^%u supported",
                          lg, CUZK_NTT_MAX_LG);
     size_t m = (size_t)1 << lg, nin = cs->n_inputs, nv = nin + cs->n_aux;
-    if ((rc = check_key(pk, cs, m, err, errlen)))
+    if ((rc = check_key(pk, cs, m, pool, err, errlen)))
         return rc;
 
     /* k / m, g^-1 and w^-1 (bellperson's domain and coset shift 7) */

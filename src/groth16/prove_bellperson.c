@@ -45,40 +45,6 @@ static bool bit(const uint64_t *bits, size_t i)
     return (bits[i / 64] >> (i % 64)) & 1;
 }
 
-/* Checks every length of pk against the circuit's shape. */
-static int check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, size_t pop_a,
-                       size_t pop_bi, size_t pop_ba, char *err, size_t errlen)
-{
-    if (pk->n_h != (pk->h_coset ? m : m - 1))
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "prove: the key has %zu h points, the circuit needs %s = %zu (m = %zu for %zu "
-                         "constraints + %zu inputs)",
-                         pk->n_h, pk->h_coset ? "m (coset form)" : "m - 1", pk->h_coset ? m : m - 1, m,
-                         cs->n_constraints, cs->n_inputs);
-    size_t want_l = cs->n_inputs + cs->n_aux - cuzk_groth16_l_first(pk, cs->n_inputs);
-    if (pk->n_l != want_l)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key has %zu l points, the circuit has %zu %s",
-                         pk->n_l, want_l,
-                         pk->h_coset ? "variables (coset form: inputs and aux)" : "aux variables");
-    if (pk->n_a != cs->n_inputs + pop_a)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "prove: the key has %zu a points, the circuit needs %zu inputs + %zu aux in A = %zu",
-                         pk->n_a, cs->n_inputs, pop_a, cs->n_inputs + pop_a);
-    if (pk->n_b != pop_bi + pop_ba)
-        return cuzk_fail(err, errlen, CUZK_EINVAL,
-                         "prove: the key has %zu b points, the circuit needs %zu inputs + %zu aux in B = %zu",
-                         pk->n_b, pop_bi, pop_ba, pop_bi + pop_ba);
-    if (pk->vk.n_ic != cs->n_inputs)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key has %zu ic points, the circuit %zu inputs",
-                         pk->vk.n_ic, cs->n_inputs);
-    if ((pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
-        (pk->n_b && (!pk->b_g1 || !pk->b_g2)) || !pk->vk.ic)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key is missing a query vector");
-    if (cuzk_g1_affine_is_identity(&pk->vk.delta_g1) || cuzk_g2_affine_is_identity(&pk->vk.delta_g2))
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "prove: the key's delta is the identity");
-    return CUZK_OK;
-}
-
 typedef struct {
     cuzk_fr *a, *b, *c;       /* m evaluations each, then the H vector in a */
     cuzk_fr *sa, *sb;         /* compacted A and B scalars */
@@ -344,7 +310,7 @@ int prove_bellperson(cuzk_groth16_proof *out, const cuzk_groth16_params *pk, con
     bool rows = accel->rows_ok && opts->abc[0] && opts->abc[1] && opts->abc[2];
     bool dev = accel->evals; /* the accel evaluates, checks and gathers */
     bool check = !(opts->flags & CUZK_PROVE_NO_CHECK);
-    if ((rc = check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, err, errlen)) ||
+    if ((rc = prove_check_shape(pk, cs, m, pop_a, pop_bi, pop_ba, "prove", err, errlen)) ||
         (rc = prove_scalar(&rr, r, "r", err, errlen)) || (rc = prove_scalar(&ss, s, "s", err, errlen)) ||
         (rc = (dev    ? CUZK_OK
                : rows ? check_rows(opts->abc, cs->n_constraints, check, pool, err, errlen)

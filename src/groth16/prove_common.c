@@ -324,3 +324,36 @@ int prove_verify(const cuzk_groth16_vk *vk, const cuzk_groth16_pvk *pvk, const c
         return cuzk_fail(err, errlen, rc, "prove: verifying the proof: %s", inner);
     return CUZK_OK;
 }
+
+int prove_check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, size_t pop_a, size_t pop_bi,
+                      size_t pop_ba, const char *what, char *err, size_t errlen)
+{
+    if (pk->n_h != (pk->h_coset ? m : m - 1))
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "%s: the key has %zu h points, the circuit needs %s = %zu (m = %zu for %zu "
+                         "constraints + %zu inputs)",
+                         what, pk->n_h, pk->h_coset ? "m (coset form)" : "m - 1", pk->h_coset ? m : m - 1, m,
+                         cs->n_constraints, cs->n_inputs);
+    size_t want_l = cs->n_inputs + cs->n_aux - cuzk_groth16_l_first(pk, cs->n_inputs);
+    if (pk->n_l != want_l)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "%s: the key has %zu l points, the circuit has %zu %s",
+                         what, pk->n_l, want_l,
+                         pk->h_coset ? "variables (coset form: inputs and aux)" : "aux variables");
+    if (pk->n_a != cs->n_inputs + pop_a)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "%s: the key has %zu a points, the circuit needs %zu inputs + %zu aux in A = %zu",
+                         what, pk->n_a, cs->n_inputs, pop_a, cs->n_inputs + pop_a);
+    if (pk->n_b != pop_bi + pop_ba)
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "%s: the key has %zu b points, the circuit needs %zu inputs + %zu aux in B = %zu",
+                         what, pk->n_b, pop_bi, pop_ba, pop_bi + pop_ba);
+    if (pk->vk.n_ic != cs->n_inputs)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "%s: the key has %zu ic points, the circuit %zu inputs",
+                         what, pk->vk.n_ic, cs->n_inputs);
+    if ((pk->n_h && !pk->h) || (pk->n_l && !pk->l) || (pk->n_a && !pk->a) ||
+        (pk->n_b && (!pk->b_g1 || !pk->b_g2)) || !pk->vk.ic)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "%s: the key is missing a query vector", what);
+    if (cuzk_g1_affine_is_identity(&pk->vk.delta_g1) || cuzk_g2_affine_is_identity(&pk->vk.delta_g2))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "%s: the key's delta is the identity", what);
+    return CUZK_OK;
+}

@@ -53,6 +53,11 @@ int64_t prove_first_unsat(const cuzk_fr *a, const cuzk_fr *b, const cuzk_fr *c, 
 /* The forward transforms of the H step: x <- iNTT(x) then coset NTT, natural order in and out. */
 int prove_to_coset(const cuzk_ntt_domain *d, cuzk_fr *x, cuzk_pool *pool, char *err, size_t errlen);
 
+/* Every length of pk against the circuit's shape (bellperson's form or the coset form, by pk->h_coset):
+ * m = 2^lg, pop_* = the circuit's density popcounts (a_aux, b_input, b_aux). Messages start "what: ". */
+int prove_check_shape(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m, size_t pop_a, size_t pop_bi,
+                      size_t pop_ba, const char *what, char *err, size_t errlen);
+
 /* Verifies proof against vk (pvk if given, else prepared here); CUZK_EVERIFY with a message if it fails. */
 int prove_verify(const cuzk_groth16_vk *vk, const cuzk_groth16_pvk *pvk, const cuzk_fr *inputs,
                  size_t n_inputs, const cuzk_groth16_proof *proof, char *err, size_t errlen);

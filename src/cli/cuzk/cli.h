@@ -152,6 +152,9 @@ int cli_out_open(cli_out *o, const char *path);
 int cli_out_write(cli_out *o, const void *buf, size_t len);
 /* fsync, close and rename the temporary file over path; on failure prints why, removes it, returns -1. */
 int cli_out_commit(cli_out *o);
+/* Both files or neither (cuzk_outfile_commit_pair): on failure prints why, leaves both destinations as they
+ * were and returns -1. */
+int cli_out_commit_pair(cli_out *first, cli_out *second);
 /* Closes and removes the temporary file if it is still there; always safe. */
 void cli_out_abort(cli_out *o);
 

@@ -187,7 +187,7 @@ static int write_outputs(prove_job *j)
         cli_error_lib(NULL, rc, err);
     else if (cli_out_write(&j->proof_out, proof_text, proof_len) == 0 &&
              cli_out_write(&j->public_out, public_text, public_len) == 0 &&
-             cli_out_commit(&j->public_out) == 0 && cli_out_commit(&j->proof_out) == 0)
+             cli_out_commit_pair(&j->proof_out, &j->public_out) == 0)
         status = 0;
     free(proof_text);
     free(public_text);

@@ -64,8 +64,8 @@ static int make_key(cuzk_groth16_params *pk, const cuzk_cs *cs, cuzk_pool *pool,
     return 0;
 }
 
-/* Writes the .params (and .vk) into their open outputs, then commits them: .vk first, so that a failure
- * leaves the .params as it was. */
+/* Writes the .params (and .vk) into their open outputs, then commits them as one: a failure leaves both
+ * files as they were. */
 static int write_keys(const cuzk_groth16_params *pk, cli_out *params_out, cli_out *vk_out, const cli_args *a)
 {
     char err[CLI_ERRLEN] = "";
@@ -78,7 +78,7 @@ static int write_keys(const cuzk_groth16_params *pk, cli_out *params_out, cli_ou
         cli_error_lib(NULL, rc, err);
         return -1;
     }
-    if ((vk_path && cli_out_commit(vk_out) != 0) || cli_out_commit(params_out) != 0)
+    if (vk_path ? cli_out_commit_pair(params_out, vk_out) != 0 : cli_out_commit(params_out) != 0)
         return -1;
     return 0;
 }

@@ -242,6 +242,18 @@ int cli_out_commit(cli_out *o)
     return 0;
 }
 
+int cli_out_commit_pair(cli_out *first, cli_out *second)
+{
+    char who[CLI_ERRLEN], err[2 * CLI_ERRLEN];
+    snprintf(who, sizeof who, "cannot write %s and %s", first->path ? first->path : "(closed)",
+             second->path ? second->path : "(closed)");
+    if (cuzk_outfile_commit_pair(first, second, who, err, sizeof err) != CUZK_OK) {
+        cli_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
 void cli_out_abort(cli_out *o)
 {
     cuzk_outfile_abort(o);
