@@ -265,7 +265,8 @@ typedef struct {
  * not fit in the budget beside the keys; CUZK_EINVAL for a bad description or an engine shutting down. */
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_engine_job *job, uint64_t *id, char *err, size_t errlen);
 
-/* Asks a job to stop: CUZK_OK if it was unfinished, CUZK_EINVAL if unknown or already finished. */
+/* Asks a job to stop: CUZK_OK if it was running; CUZK_EINVAL if unknown, finished, or already stopping (a
+ * cancel or a failed partition came first, and its outcome stands while its partitions drain). */
 int cuzk_engine_cancel(cuzk_engine *e, uint64_t id);
 
 /* What cuzk_engine_await hands out. Times are cuzk_engine_now() values. */

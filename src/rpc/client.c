@@ -73,6 +73,9 @@ static void percent_decode(char *s)
     *o = 0;
 }
 
+/* The largest answer a client takes (the 5-byte prefix included): a bound on a misbehaving server. */
+#define RPC_CLIENT_MAX_RESPONSE (((size_t)1 << 30) + 5)
+
 static int c_header_cb(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
                        const uint8_t *value, size_t vlen, uint8_t flags, void *user)
 {
@@ -80,9 +83,11 @@ static int c_header_cb(nghttp2_session *h2, const nghttp2_frame *f, const uint8_
     if (f->hd.stream_id != c->stream_id)
         return 0;
     if (nlen == 11 && !memcmp(name, "grpc-status", 11)) {
-        c->status = 0;
-        for (size_t i = 0; i < vlen && value[i] >= '0' && value[i] <= '9'; i++)
-            c->status = c->status * 10 + (value[i] - '0');
+        /* 1 to 3 digits, else the answer is malformed: UNKNOWN, never OK by accident */
+        int st = vlen >= 1 && vlen <= 3 ? 0 : -1;
+        for (size_t i = 0; st >= 0 && i < vlen; i++)
+            st = value[i] >= '0' && value[i] <= '9' ? st * 10 + (value[i] - '0') : -1;
+        c->status = st >= 0 ? st : RPC_UNKNOWN;
         c->have_status = true;
     } else if (nlen == 12 && !memcmp(name, "grpc-message", 12)) {
         size_t n = vlen < sizeof c->message - 1 ? vlen : sizeof c->message - 1;
@@ -103,6 +108,11 @@ static int c_data_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, cons
     rpc_client *c = user;
     if (stream_id != c->stream_id)
         return 0;
+    if (c->resp_len + len > RPC_CLIENT_MAX_RESPONSE) {
+        snprintf(c->err, sizeof c->err, "the answer exceeds %zu bytes", (size_t)RPC_CLIENT_MAX_RESPONSE);
+        c->failed = true;
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
     if (c->resp_len + len > c->resp_cap) {
         size_t cap = c->resp_cap ? c->resp_cap : 4096;
         while (cap < c->resp_len + len)

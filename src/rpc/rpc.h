@@ -18,7 +18,10 @@
  *
  * Limits: messages above max_message are refused as soon as their length
  * prefix arrives (RESOURCE_EXHAUSTED); request bytes buffered over all
- * connections are capped by max_buffered; connections by max_connections;
+ * connections are capped by max_buffered (counted as they arrive, not as
+ * announced); connections by max_connections, and a connection that moves
+ * no byte while none of its calls is with the handler is closed after
+ * idle_timeout_ms (10 s if it never sent one);
  * concurrent streams per connection by max_streams (advertised in SETTINGS,
  * enforced by nghttp2). A connection that breaks the protocol (bad preface,
  * bad frames) is closed by nghttp2's GOAWAY; other connections never notice.
@@ -115,6 +118,9 @@ typedef struct {
     int max_connections;    /* open connections (default 128) */
     uint32_t max_streams;   /* concurrent streams per connection (default 100) */
     unsigned socket_mode;   /* permissions of unix sockets (default 0660) */
+    int idle_timeout_ms;    /* a connection with no call in the handler's hands that moves no byte for this
+                               long is closed (default 300000; before its first byte: 10 s at most);
+                               negative: never */
     rpc_handler_fn handler; /* required */
     rpc_closed_fn closed;   /* required */
     rpc_http_fn http;       /* needed for HTTP listeners */
@@ -156,6 +162,7 @@ const char *rpc_call_peer(const rpc_call *call);
 typedef struct {
     uint64_t connections_accepted, connections_refused, connections_open;
     uint64_t calls, protocol_errors, buffered_bytes;
+    uint64_t connections_idle_closed; /* closed by the idle timeout */
 } rpc_server_stats;
 void rpc_server_get_stats(const rpc_server *s, rpc_server_stats *out);
 

@@ -62,6 +62,7 @@ typedef struct {
 typedef struct listener {
     tagged t;
     int fd;
+    bool dead; /* closed: freed at the end of the loop turn (an event of this turn may still name it) */
     rpc_listen_kind kind;
     char unix_path[108];
     char name[300];
@@ -100,10 +101,12 @@ struct conn {
     int fd;
     rpc_listen_kind kind;
     nghttp2_session *h2;
-    bool out_watched; /* EPOLLOUT in the event mask */
     bool closing;     /* HTTP/1.1: close once the answer is written */
     bool dead;        /* closed: freed at the end of the loop turn (events may still name it) */
     bool in_recv;     /* inside nghttp2_session_mem_recv: sending waits until it returns */
+    bool heard;       /* a byte has arrived */
+    uint32_t events;  /* the epoll mask */
+    int64_t last_ms;  /* when a byte last moved either way (or the connection was accepted) */
     char peer[64];
     rpc_call *calls;
     /* HTTP/1.1 */
@@ -129,6 +132,8 @@ struct rpc_server {
     watch *watches;
     conn *conns;
     conn *graveyard; /* closed connections, freed at the end of the loop turn */
+    listener *dead_listeners; /* closed listeners, the same */
+    int64_t last_sweep_ms;    /* the idle connections' last check */
     int n_conns;
     bool stopping, stop;
     struct timespec stop_deadline;
@@ -153,6 +158,13 @@ static void slog(rpc_server *s, rpc_log_level lvl, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     s->cfg.log(s->cfg.ctx, lvl, msg);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int ep_set(rpc_server *s, int op, int fd, uint32_t events, void *ptr)
@@ -182,6 +194,8 @@ int rpc_server_new(rpc_server **out, const rpc_server_config *cfg, char *err, si
         s->cfg.max_streams = 100;
     if (!s->cfg.socket_mode)
         s->cfg.socket_mode = 0660;
+    if (!s->cfg.idle_timeout_ms)
+        s->cfg.idle_timeout_ms = 300000;
     pthread_mutex_init(&s->mu, NULL);
     s->ep = epoll_create1(EPOLL_CLOEXEC);
     s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -204,8 +218,8 @@ void rpc_server_free(rpc_server *s)
         return;
     while (s->conns)
         conn_close(s->conns);
-    bury(s);
     rpc_server_close_listeners(s);
+    bury(s);
     while (s->watches) {
         watch *w = s->watches;
         s->watches = w->next;
@@ -342,7 +356,10 @@ void rpc_server_close_listeners(rpc_server *s)
         close(l->fd);
         if (l->unix_path[0])
             unlink(l->unix_path);
-        free(l);
+        l->fd = -1;
+        l->dead = true; /* called from a handler, an event later in this turn may still name it */
+        l->next = s->dead_listeners;
+        s->dead_listeners = l;
     }
 }
 
@@ -598,6 +615,8 @@ static ssize_t send_cb(nghttp2_session *h2, const uint8_t *data, size_t len, int
             return NGHTTP2_ERR_WOULDBLOCK;
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
+    if (n > 0)
+        c->last_ms = now_ms();
     return n;
 }
 
@@ -640,6 +659,9 @@ static int header_cb(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t 
     return 0;
 }
 
+/* A request's bytes are buffered as they arrive: the buffer grows (doubling, up to the size the prefix
+ * announced) and only what it holds counts against max_buffered, so a prefix announcing a large message
+ * reserves nothing until its bytes come. */
 static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, const uint8_t *data,
                          size_t len, void *user)
 {
@@ -648,14 +670,14 @@ static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
     rpc_call *call = nghttp2_session_get_stream_user_data(h2, stream_id);
     if (!call || call->refused || call->replied || call->dispatched)
         return 0;
-    size_t need = call->len + len;
-    /* the prefix decides the size as soon as it is complete */
-    if (call->len < 5 && need >= 5) {
+    size_t need = call->len + len, limit = 5; /* until the prefix is complete, its 5 bytes */
+    if (need >= 5) {
         uint8_t pre[5];
-        size_t have = call->len;
+        size_t have = call->len < 5 ? call->len : 5;
         if (have)
             memcpy(pre, call->buf, have);
-        memcpy(pre + have, data, 5 - have);
+        if (have < 5)
+            memcpy(pre + have, data, 5 - have);
         if (pre[0] != 0) {
             call_refuse(call, RPC_UNIMPLEMENTED, "compressed messages are not supported (flag %u)", pre[0]);
             return 0;
@@ -666,42 +688,34 @@ static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
                         n, s->cfg.max_message);
             return 0;
         }
-        size_t want = (size_t)n + 5;
-        if (want > call->cap) {
-            if (s->st.buffered_bytes - call->cap + want > s->cfg.max_buffered) {
-                call_refuse(call, RPC_RESOURCE_EXHAUSTED,
-                            "the daemon holds too many request bytes (%zu-byte cap); retry later",
-                            s->cfg.max_buffered);
-                return 0;
-            }
-            uint8_t *nb = realloc(call->buf, want);
-            if (!nb) {
-                call_refuse(call, RPC_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte request", want);
-                return 0;
-            }
-            s->st.buffered_bytes += want - call->cap;
-            call->buf = nb;
-            call->cap = want;
-        }
-    }
-    if (need > call->cap) {
-        if (need >= 5) { /* the prefix is known, and cap is what it announced */
+        limit = (size_t)n + 5;
+        if (need > limit) {
             call_refuse(
                 call, RPC_INVALID_ARGUMENT,
                 "malformed request: more bytes than the gRPC prefix announced (one message per call)");
             return 0;
         }
-        size_t want = 5; /* the prefix itself is still incomplete */
-        if (want > call->cap) {
-            uint8_t *nb = realloc(call->buf, want);
-            if (!nb) {
-                call_refuse(call, RPC_RESOURCE_EXHAUSTED, "out of memory");
-                return 0;
-            }
-            s->st.buffered_bytes += want - call->cap;
-            call->buf = nb;
-            call->cap = want;
+    }
+    if (need > call->cap) {
+        size_t want = call->cap < 32768 ? 32768 : 2 * call->cap;
+        if (want > limit)
+            want = limit;
+        if (want < need)
+            want = need;
+        if (s->st.buffered_bytes - call->cap + want > s->cfg.max_buffered) {
+            call_refuse(call, RPC_RESOURCE_EXHAUSTED,
+                        "the daemon holds too many request bytes (%zu-byte cap); retry later",
+                        s->cfg.max_buffered);
+            return 0;
         }
+        uint8_t *nb = realloc(call->buf, want);
+        if (!nb) {
+            call_refuse(call, RPC_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte request", want);
+            return 0;
+        }
+        s->st.buffered_bytes += want - call->cap;
+        call->buf = nb;
+        call->cap = want;
     }
     if (len)
         memcpy(call->buf + call->len, data, len);
@@ -745,16 +759,21 @@ static int invalid_frame_cb(nghttp2_session *h2, const nghttp2_frame *f, int lib
 
 /* ---- connections ----------------------------------------------------------------------- */
 
+/* EPOLLIN, except on an HTTP connection whose answer is on its way (what the client sends then is not
+ * read, and a level-triggered EPOLLIN for it would wake the loop forever); EPOLLOUT while bytes wait. */
 static void conn_update_events(conn *c)
 {
-    bool want_out;
-    if (c->kind == RPC_LISTEN_GRPC)
+    bool want_out, want_in = true;
+    if (c->kind == RPC_LISTEN_GRPC) {
         want_out = c->h2 && nghttp2_session_want_write(c->h2);
-    else
+    } else {
         want_out = c->out_off < c->out_len;
-    if (want_out != c->out_watched) {
-        c->out_watched = want_out;
-        ep_set(c->s, EPOLL_CTL_MOD, c->fd, EPOLLIN | (want_out ? EPOLLOUT : 0), c);
+        want_in = !c->closing;
+    }
+    uint32_t ev = (want_in ? EPOLLIN : 0) | (want_out ? EPOLLOUT : 0);
+    if (ev != c->events) {
+        c->events = ev;
+        ep_set(c->s, EPOLL_CTL_MOD, c->fd, ev, c);
     }
 }
 
@@ -797,6 +816,11 @@ static void bury(rpc_server *s)
         free(c->out);
         free(c);
     }
+    while (s->dead_listeners) {
+        listener *l = s->dead_listeners;
+        s->dead_listeners = l->next;
+        free(l);
+    }
 }
 
 /* Sends what nghttp2 has queued; closes the connection when it is finished or broken. */
@@ -825,6 +849,8 @@ static void conn_flush(conn *c)
                 return;
             }
             c->out_off += (size_t)n;
+            if (n > 0)
+                c->last_ms = now_ms();
         }
         if (c->closing && c->out_off == c->out_len) {
             conn_close(c);
@@ -889,6 +915,8 @@ static void accept_all(rpc_server *s, listener *l)
         c->s = s;
         c->fd = fd;
         c->kind = l->kind;
+        c->events = EPOLLIN;
+        c->last_ms = now_ms();
         if (ss.ss_family == AF_UNIX) {
             snprintf(c->peer, sizeof c->peer, "unix");
         } else {
@@ -998,6 +1026,8 @@ static void conn_readable(conn *c)
             conn_close(c);
             return;
         }
+        c->heard = true;
+        c->last_ms = now_ms();
         if (c->kind == RPC_LISTEN_GRPC) {
             c->in_recv = true;
             ssize_t rc = nghttp2_session_mem_recv(c->h2, buf, (size_t)n);
@@ -1038,13 +1068,6 @@ static void conn_readable(conn *c)
 
 /* ---- loop ------------------------------------------------------------------------------ */
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void rpc_server_stop(rpc_server *s, int grace_ms)
 {
     s->stopping = true;
@@ -1059,6 +1082,40 @@ void rpc_server_stop(rpc_server *s, int grace_ms)
         else
             c->closing = true;
         conn_flush(c);
+    }
+}
+
+/* A connection is idle when no call of it is in the handler's hands; one that moved no byte for
+ * idle_timeout_ms, or sent nothing at all for IDLE_FIRST_MS, is closed, so that silent or stalled peers
+ * cannot hold the connection slots or the request buffer cap. */
+#define IDLE_FIRST_MS 10000
+static bool conn_busy(const conn *c)
+{
+    for (const rpc_call *call = c->calls; call; call = call->next)
+        if (call->dispatched && !call->replied)
+            return true;
+    return false;
+}
+
+static void sweep_idle(rpc_server *s)
+{
+    if (s->cfg.idle_timeout_ms < 0)
+        return;
+    int64_t now = now_ms();
+    if (now - s->last_sweep_ms < 1000)
+        return;
+    s->last_sweep_ms = now;
+    for (conn *c = s->conns, *next; c; c = next) {
+        next = c->next;
+        int64_t limit = s->cfg.idle_timeout_ms;
+        if (!c->heard && limit > IDLE_FIRST_MS)
+            limit = IDLE_FIRST_MS;
+        if (c->dead || now - c->last_ms < limit || conn_busy(c))
+            continue;
+        s->st.connections_idle_closed++;
+        slog(s, RPC_LOG_INFO, "%s: closed after %lld ms %s", c->peer, (long long)(now - c->last_ms),
+             c->heard ? "without progress" : "without a byte");
+        conn_close(c);
     }
 }
 
@@ -1077,6 +1134,8 @@ int rpc_server_run(rpc_server *s)
             if (timeout < 0 || timeout > left)
                 timeout = (int)left;
         }
+        if (s->conns && s->cfg.idle_timeout_ms >= 0 && (timeout < 0 || timeout > 1000))
+            timeout = 1000; /* the idle sweep's period */
         int n = epoll_wait(s->ep, evs, 64, timeout);
         if (n < 0) {
             if (errno == EINTR)
@@ -1089,7 +1148,10 @@ int rpc_server_run(rpc_server *s)
             if (!t)
                 continue;
             switch (t->tag) {
-            case TAG_LISTENER: accept_all(s, (listener *)t); break;
+            case TAG_LISTENER:
+                if (!((listener *)t)->dead)
+                    accept_all(s, (listener *)t);
+                break;
             case TAG_EVENT: run_tasks(s); break;
             case TAG_WATCH: ((watch *)t)->fn(s->cfg.ctx, ((watch *)t)->fd); break;
             case TAG_CONN: {
@@ -1112,6 +1174,7 @@ int rpc_server_run(rpc_server *s)
             if (s->stop)
                 break;
         }
+        sweep_idle(s);
         bury(s);
     }
     bury(s);

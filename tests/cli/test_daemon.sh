@@ -169,8 +169,34 @@ expect 1 "a status address already in use (the gRPC port itself): exit 1"
 expect_err "cannot start: listen 127.0.0.1:$PORT: Address already in use" "... with the reason"
 [ ! -e "$TMP/busy.sock" ] && pass "... and no socket file left behind" || fail "a socket file was left behind"
 
+# SIGTERM and a new connection handled in one turn of the loop: the signal's handler closes the
+# listeners, and the connection's event, later in the same turn, must not reach the closed one (the
+# sanitizer build reports a use after free if it does). The daemon is stopped, both are queued, then it
+# goes on.
+S="$TMP/term.sock"
+"$CUZKD" --listen "unix://$S" --budget 1G >"$TMP/term.log" 2>&1 &
+TPID=$!
+for _ in $(seq 400); do grep -q 'ready' "$TMP/term.log" 2>/dev/null && break; sleep 0.05; done
+kill -STOP "$TPID"
+for _ in $(seq 200); do grep -q '^State:.*T' "/proc/$TPID/status" && break; sleep 0.01; done
+kill -TERM "$TPID"
+node -e 'const s = require("net").connect(process.argv[1]); s.on("connect", () => s.destroy()); s.on("error", () => {});' "$S"
+kill -CONT "$TPID"
+set +e
+timeout 30 tail --pid="$TPID" -f /dev/null
+wait "$TPID"
+trc=$?
+set -e
+[ "$trc" = 0 ] && pass "SIGTERM queued with a connection: the daemon exits 0" || fail "SIGTERM with a connection: exit $trc"
+if grep -qE 'Sanitizer|runtime error:' "$TMP/term.log"; then
+    fail "... a sanitizer report"
+    grep -A8 -E 'Sanitizer|runtime error:' "$TMP/term.log" | head -20
+else
+    pass "... with no sanitizer report"
+fi
+
 # ---- the Node.js gRPC tests --------------------------------------------------------------------
-for t in rpc shutdown load; do
+for t in rpc shutdown load limits; do
     mkdir -p "$TMP/$t"
     cp "$TMP/bits.params" "$TMP/bits.vk" "$TMP/$t/"
     set +e

@@ -52,6 +52,7 @@ void cuzkd_config_init(cuzkd_config *c)
     c->max_results = 10000;
     c->results_ttl_s = 600;
     c->drain_timeout_s = 60;
+    c->idle_timeout_s = 300;
     c->synth_default_scale = 12;
     c->synth_max_scale = 20;
     c->synth_seed = 1;
@@ -462,6 +463,7 @@ static const keydef KEYS[] = {
     {"limits.max_results", K_INT, F(max_results), 0, 10000000, NULL},
     {"limits.results_ttl", K_DURATION, F(results_ttl_s), 0, 0, NULL},
     {"limits.drain_timeout", K_DURATION, F(drain_timeout_s), 0, 0, NULL},
+    {"limits.idle_timeout", K_DURATION, F(idle_timeout_s), 0, 0, NULL},
     {"synthetic.default_scale", K_INT, F(synth_default_scale), 11, 26, NULL},
     {"synthetic.max_scale", K_INT, F(synth_max_scale), 11, 26, NULL},
     {"synthetic.seed", K_U64, F(synth_seed), 1, 0, NULL},
@@ -892,10 +894,10 @@ void cuzkd_config_print(FILE *f, const cuzkd_config *c)
     fprintf(f,
             "[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
             "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"
-            "drain_timeout = %d\n\n",
+            "drain_timeout = %d\nidle_timeout = %d\n\n",
             (unsigned long long)c->max_message, (unsigned long long)c->max_buffered,
             (unsigned long long)c->max_input_bytes, c->max_connections, c->max_streams, c->max_jobs,
-            c->max_results, c->results_ttl_s, c->drain_timeout_s);
+            c->max_results, c->results_ttl_s, c->drain_timeout_s, c->idle_timeout_s);
     fputs("[srs]\nparam_cache = ", f);
     put_str(f, c->param_cache);
     fputs("\npreload = [", f);

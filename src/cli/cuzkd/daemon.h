@@ -55,6 +55,7 @@ typedef struct {
     /* [limits] */
     uint64_t max_message, max_buffered, max_input_bytes;
     int max_connections, max_streams, max_jobs, max_results;
+    int idle_timeout_s; /* an idle client connection is closed after this long (0: never) */
     int results_ttl_s, drain_timeout_s;
     /* [srs] */
     char *param_cache; /* base directory of relative circuit paths */

@@ -434,6 +434,7 @@ int main(int argc, char **argv)
         .max_buffered = cfg.max_buffered,
         .max_connections = cfg.max_connections,
         .max_streams = (uint32_t)cfg.max_streams,
+        .idle_timeout_ms = cfg.idle_timeout_s > 0 ? cfg.idle_timeout_s * 1000 : -1,
         .socket_mode = cfg.socket_mode,
         .handler = cuzkd_service_handle,
         .closed = cuzkd_service_closed,

@@ -253,6 +253,12 @@ static char *resolve(const cuzkd_config *cfg, const char *p)
  * code/err if there is none. svc->mu held. */
 static circuit *circuit_find(cuzkd_service *svc, const char *id, int *code, char *err, size_t errlen)
 {
+    if (strlen(id) >= sizeof svc->circuits->id) {
+        *code = RPC_NOT_FOUND;
+        snprintf(err, errlen, "circuit id of %zu bytes: ids have at most %zu", strlen(id),
+                 sizeof svc->circuits->id - 1);
+        return NULL;
+    }
     for (circuit *c = svc->circuits; c; c = c->next)
         if (!strcmp(c->id, id))
             return c;
@@ -271,6 +277,13 @@ static circuit *circuit_find(cuzkd_service *svc, const char *id, int *code, char
         *code = RPC_NOT_FOUND;
         snprintf(err, errlen, "circuit '%s': synthetic circuits are synth-porep-11 .. synth-porep-%u", id,
                  svc->cfg->synth_max_scale);
+        return NULL;
+    }
+    char canon[sizeof svc->circuits->id];
+    snprintf(canon, sizeof canon, "%s%ld", SYNTH_PREFIX, lg);
+    if (strcmp(canon, id) != 0) { /* one spelling a circuit: "synth-porep-011" would load a second key */
+        *code = RPC_NOT_FOUND;
+        snprintf(err, errlen, "circuit '%s': synthetic circuits are spelled %s", id, canon);
         return NULL;
     }
     circuit *c = calloc(1, sizeof *c);
@@ -838,7 +851,8 @@ static void start_job(cuzkd_service *svc, rpc_call *call, ProtobufCMessage *msg,
         if (kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT)
             snprintf(cid, sizeof cid, "%s", sub->circuit_id);
         pthread_mutex_lock(&svc->mu);
-        c = circuit_find(svc, cid, &code, err, sizeof err);
+        c = circuit_find(svc, kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT ? sub->circuit_id : cid, &code, err,
+                         sizeof err);
         if (c) {
             bool dup = false;
             if (sub->request_id[0])
