@@ -237,6 +237,9 @@ expect_fail "sweep --csv into a missing directory"
 run "$BENCH" sweep --c-list 1 --j-list 1 --gw-list 1 "${TINY[@]}" --timeline-dir "$TMP/missing-dir" --csv "$TMP/csvdir/s.csv"
 expect_fail "sweep --timeline-dir missing"
 expect_empty_dir "$TMP/csvdir" "sweep: a failure before the run leaves no CSV"
+run "$BENCH" sweep --c-list 1 --j-list 1 --gw-list 1 "${TINY[@]}" --timeline-dir "$TMP/$(printf 'd%.0s' $(seq 4001))"
+expect_fail "sweep --timeline-dir longer than its cells' file names allow"
+expect_err 'timeline-dir: a path of [0-9]+ bytes; at most 4000' "... says so"
 grep -q 'building workload' "$TMP/stderr" && fail "sweep: bad destinations found after the build" ||
     pass "sweep: bad destinations fail before the workload is built"
 

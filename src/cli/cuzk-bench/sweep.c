@@ -158,6 +158,9 @@ static int csv_write(const char *path, const sweep_row *rows, unsigned n)
     return bench_out_commit(&out);
 }
 
+/* The longest --timeline-dir: room is left in run_one's 4096-byte path for "/c%u-j%u-gw%u.jsonl". */
+#define SWEEP_DIR_MAX 4000
+
 /* Runs one combination into *w. */
 static void run_one(const bench_opts *o, const bench_workload *wl, sweep_row *w, bool *warned)
 {
@@ -190,6 +193,10 @@ int bench_sweep(const bench_opts *o)
     char err[BENCH_ERRLEN] = "";
     if (o->timeline_dir) { /* before the workload: a bad destination fails at once */
         struct stat st;
+        if (strlen(o->timeline_dir) > SWEEP_DIR_MAX) { /* the cells' file names must fit run_one's path */
+            bench_error("--timeline-dir: a path of %zu bytes; at most %d", strlen(o->timeline_dir), SWEEP_DIR_MAX);
+            return BENCH_FAIL;
+        }
         if (stat(o->timeline_dir, &st) != 0) {
             bench_error("--timeline-dir %s: %s", o->timeline_dir, strerror(errno));
             return BENCH_FAIL;
