@@ -83,6 +83,10 @@ void cuzk_temp_track(char *path)
         signal(SIGINT, on_fatal_signal);
         signal(SIGTERM, on_fatal_signal);
         signal(SIGHUP, on_fatal_signal);
+        /* SIGPIPE (`cuzk ... | head` gone) ends the program the same way, unless it ignores it */
+        struct sigaction cur;
+        if (sigaction(SIGPIPE, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
+            signal(SIGPIPE, on_fatal_signal);
         handlers = 1;
     }
     for (int i = 0; i < CUZK_MAX_TEMPS; i++)

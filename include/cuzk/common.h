@@ -49,8 +49,8 @@ int cuzk_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 int cuzk_random_bytes(void *buf, size_t n);
 
 /* Temporary output files that must not outlive the process: a tracked path is unlinked if SIGINT,
- * SIGTERM or SIGHUP ends the process (the handlers are installed on the first call; the signal is then
- * re-raised with its default action). At most 8 at once; the path must stay valid until untracked.
+ * SIGTERM, SIGHUP or (unless the program ignores it) SIGPIPE ends the process (the handlers are
+ * installed on the first call; the signal is then re-raised with its default action). At most 8 at once; the path must stay valid until untracked.
  * For the command-line programs' atomic outputs ("<path>.tmp.<pid>", renamed into place when complete). */
 void cuzk_temp_track(char *path);
 void cuzk_temp_untrack(const char *path);
