@@ -1115,6 +1115,10 @@ static void sweep_idle(rpc_server *s)
         s->st.connections_idle_closed++;
         slog(s, RPC_LOG_INFO, "%s: closed after %lld ms %s", c->peer, (long long)(now - c->last_ms),
              c->heard ? "without progress" : "without a byte");
+        if (c->kind == RPC_LISTEN_GRPC && c->h2 && c->heard) { /* GOAWAY first: a client then reconnects */
+            nghttp2_session_terminate_session(c->h2, NGHTTP2_NO_ERROR);
+            nghttp2_session_send(c->h2);
+        }
         conn_close(c);
     }
 }

@@ -112,6 +112,16 @@ async function status(what) {
   await status('... after which a client gets GetStatus');
 }
 
+// ---- a gRPC client whose idle connection was closed calls again (GOAWAY, then a new connection) -----
+{
+  const c = client(`unix://${SOCK}`);
+  const a = await call(c, 'GetStatus', {}, 5000);
+  await sleep(2500); // the connection idles past the 1 s timeout and is closed
+  const b = await call(c, 'GetStatus', {}, 5000);
+  ok(!a.err && !b.err, 'a client idle past the timeout calls again on the same channel', a.err?.message || b.err?.message);
+  c.close();
+}
+
 // ---- a call being served keeps its connection -----------------------------------------------------
 {
   const c = client(`unix://${SOCK}`);
