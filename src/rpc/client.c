@@ -45,6 +45,9 @@ struct rpc_client {
     char err[256];
 };
 
+/* What a connection closed by the server may mean, for the messages that report one. */
+#define CLOSED_HINT "it may be at its connection limit, shutting down, or have closed an idle connection"
+
 static ssize_t c_send_cb(nghttp2_session *h2, const uint8_t *data, size_t len, int flags, void *user)
 {
     rpc_client *c = user;
@@ -52,7 +55,11 @@ static ssize_t c_send_cb(nghttp2_session *h2, const uint8_t *data, size_t len, i
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return NGHTTP2_ERR_WOULDBLOCK;
-        snprintf(c->err, sizeof c->err, "send: %s", strerror(errno));
+        if (errno == EPIPE || errno == ECONNRESET)
+            snprintf(c->err, sizeof c->err, "the server closed the connection (%s): " CLOSED_HINT,
+                     strerror(errno));
+        else
+            snprintf(c->err, sizeof c->err, "send: %s", strerror(errno));
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     return n;
@@ -338,13 +345,16 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
             continue;
         ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n == 0) {
-            ret = rpc_fail(err, errlen, "the server closed the connection");
+            ret = rpc_fail(err, errlen, "the server closed the connection: " CLOSED_HINT);
             break;
         }
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
                 continue;
-            ret = rpc_fail(err, errlen, "recv: %s", strerror(errno));
+            if (errno == ECONNRESET)
+                ret = rpc_fail(err, errlen, "the server closed the connection (%s): " CLOSED_HINT, strerror(errno));
+            else
+                ret = rpc_fail(err, errlen, "recv: %s", strerror(errno));
             break;
         }
         ssize_t m = nghttp2_session_mem_recv(c->h2, buf, (size_t)n);

@@ -195,6 +195,21 @@ else
     pass "... with no sanitizer report"
 fi
 
+# a client refused at the connection limit is told what the close may mean, not "Broken pipe"
+S="$TMP/full.sock"
+"$CUZKD" --listen "unix://$S" --budget 1G --max-connections 1 >"$TMP/full.log" 2>&1 &
+FPID=$!
+for _ in $(seq 400); do grep -q 'ready' "$TMP/full.log" 2>/dev/null && break; sleep 0.05; done
+node -e 'const s = require("net").connect(process.argv[1]); s.on("error", () => {}); setTimeout(() => s.destroy(), 4000);' "$S" &
+HOLD=$!
+sleep 0.5
+run "$BENCH" --addr "unix://$S" status
+expect 1 "cuzk-bench status while the one connection slot is held: exit 1"
+expect_err 'the server closed the connection.*connection limit' "... saying the daemon may be at its connection limit"
+wait "$HOLD" || true
+kill -TERM "$FPID"
+wait "$FPID" || true
+
 # ---- the Node.js gRPC tests --------------------------------------------------------------------
 for t in rpc shutdown load limits; do
     mkdir -p "$TMP/$t"
