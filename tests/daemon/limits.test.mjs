@@ -9,6 +9,7 @@
 // Usage: node limits.test.mjs BUILD_DIR WORK_DIR   (WORK_DIR holds bits.params from `cuzk setup`)
 import fs from 'node:fs';
 import net from 'node:net';
+import http from 'node:http';
 import http2 from 'node:http2';
 import path from 'node:path';
 import { ROOT, Daemon, Status, client, call, grpcFrame, ok, finish, sleep, METHOD } from './lib.mjs';
@@ -16,11 +17,13 @@ import { ROOT, Daemon, Status, client, call, grpcFrame, ok, finish, sleep, METHO
 const [build, work] = process.argv.slice(2);
 const FIX = path.join(ROOT, 'tests/fixtures');
 const SOCK = path.join(work, 'limits.sock');
+const HTTP_SOCK = path.join(work, 'limits-http.sock');
 const LONG = 'b'.repeat(63); // the longest id the daemon keeps
 const conf = path.join(work, 'limits.toml');
 fs.writeFileSync(conf, '[limits]\nidle_timeout = "1s"\n');
 const d = new Daemon(path.join(build, 'cuzkd'), [
-  '--config', conf, '--listen', `unix://${SOCK}`, '--max-connections', '4', '--budget', '3G',
+  '--config', conf, '--listen', `unix://${SOCK}`, '--status-listen', `unix://${HTTP_SOCK}`, '--max-connections', '4',
+  '--budget', '3G',
   '--circuit', `${LONG}=${path.join(work, 'bits.params')},${path.join(FIX, 'bits/circuit.r1cs')}`,
   '--synth-max-scale', '16', '--log-level', 'debug',
 ], path.join(work, 'limits.log'));
@@ -133,7 +136,18 @@ async function status(what) {
   c.close();
 }
 
-const st = await status('GetStatus at the end');
+await status('GetStatus at the end');
+{
+  const body = await new Promise((resolve) => {
+    http.get({ socketPath: HTTP_SOCK, path: '/metrics' }, (res) => {
+      let t = '';
+      res.on('data', (x) => (t += x));
+      res.on('end', () => resolve(t));
+    }).on('error', (e) => resolve(`error: ${e.message}`));
+  });
+  const n = Number((/^cuzk_connections_idle_closed_total (\d+)$/m.exec(body) || [])[1]);
+  ok(n >= 6, `/metrics counts the connections closed as idle (${n})`, body.slice(0, 200));
+}
 d.signal('SIGTERM');
 const ex = await d.waitExit(30000);
 ok(ex && ex.code === 0, 'the daemon exits 0 on SIGTERM', ex);

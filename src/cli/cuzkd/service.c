@@ -1205,6 +1205,9 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
     sb_printf(&b, "cuzk_grpc_calls_total %" PRIu64 "\n", rs.calls);
     METRIC("cuzk_connections_open", "gauge", "Open client connections.");
     sb_printf(&b, "cuzk_connections_open %" PRIu64 "\n", rs.connections_open);
+    METRIC("cuzk_connections_idle_closed_total", "counter",
+           "Connections closed by limits.idle_timeout (silent or stalled peers).");
+    sb_printf(&b, "cuzk_connections_idle_closed_total %" PRIu64 "\n", rs.connections_idle_closed);
     METRIC("cuzk_protocol_errors_total", "counter", "Connections or frames rejected as malformed.");
     sb_printf(&b, "cuzk_protocol_errors_total %" PRIu64 "\n", rs.protocol_errors);
     METRIC("cuzk_uptime_seconds", "gauge", "Seconds since the daemon started.");
