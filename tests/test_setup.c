@@ -1191,6 +1191,15 @@ static void test_parallel_scalars(void)
         bad_density += memcmp(bits[0][i], bits[1][i], words[i] * 8) != 0;
     CHECK(bad_density == 0, "%s: %zu density bits differ from the plain merge (or between 1 and 4 threads)",
           what, bad_density);
+    size_t pop[3], plain[3] = {0, 0, 0};
+    for (size_t i = 0; i < nv; i++) {
+        plain[0] += i >= nin && in_a[i];
+        plain[i < nin ? 1 : 2] += in_b[i];
+    }
+    CHECK(cuzk_cs_density_pops(&cs, pop, pool) == CUZK_OK && pop[0] == plain[0] && pop[1] == plain[1] &&
+              pop[2] == plain[2],
+          "%s: density popcounts %zu/%zu/%zu, the plain merge's %zu/%zu/%zu", what, pop[0], pop[1], pop[2],
+          plain[0], plain[1], plain[2]);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < 3; i++)
             free(bits[pass][i]);

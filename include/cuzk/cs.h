@@ -109,6 +109,10 @@ int cuzk_cs_density_pool(const cuzk_cs *cs, uint64_t *a_aux, uint64_t *b_input, 
 /* The set bits among the first n of a bitmap laid out as above (bits past n are not counted). */
 size_t cuzk_cs_density_count(const uint64_t *bits, size_t n);
 
+/* The three bitmaps' popcounts (a_aux, b_input, b_aux) without keeping the bitmaps: they are made, scanned
+ * on pool (as cuzk_cs_density_pool) and freed here. CUZK_OK, or CUZK_ENOMEM. */
+int cuzk_cs_density_pops(const cuzk_cs *cs, size_t pop[3], cuzk_pool *pool);
+
 /* Builds a random satisfiable circuit with n_inputs >= 1 inputs (ONE included), n_aux aux variables and
  * n_constraints rows into *cs (zeroed first; free with cuzk_cs_free; plain form) and its witness into z
  * (caller owned, n_inputs + n_aux values, z[0] = 1). Every aux variable is constrained: aux j has a

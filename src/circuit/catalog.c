@@ -480,14 +480,6 @@ int cuzk_catalog_build(const char *name, uint64_t seed, cuzk_csb *cs, uint64_t *
                      name ? name : "(null)");
 }
 
-static uint64_t popcount(const uint64_t *w, size_t n)
-{
-    uint64_t c = 0;
-    for (size_t i = 0; i < (n + 63) / 64; i++)
-        c += (uint64_t)__builtin_popcountll(w[i]);
-    return c;
-}
-
 int cuzk_catalog_fingerprint(const char *name, uint64_t seed, cuzk_catalog_fp *fp, char *err, size_t errlen)
 {
     memset(fp, 0, sizeof *fp);
@@ -511,24 +503,18 @@ int cuzk_catalog_fingerprint(const char *name, uint64_t seed, cuzk_catalog_fp *f
     fp->nnz_a = sys.a.nnz;
     fp->nnz_b = sys.b.nnz;
     fp->nnz_c = sys.c.nnz;
-    size_t wa = (sys.n_aux + 63) / 64 + 1, wi = (sys.n_inputs + 63) / 64 + 1;
-    uint64_t *aa = calloc(wa, 8), *bi = calloc(wi, 8), *ba = calloc(wa, 8);
-    if (!aa || !bi || !ba)
-        rc = cuzk_fail(err, errlen, CUZK_ENOMEM, "catalog: out of memory");
-    else if ((rc = cuzk_cs_density(&sys, aa, bi, ba)) != CUZK_OK)
+    size_t pop[3];
+    if ((rc = cuzk_cs_density_pops(&sys, pop, NULL)) != CUZK_OK)
         cuzk_fail(err, errlen, rc, "catalog: density: %s", cuzk_strerror(rc));
     else if ((rc = cuzk_cs_digest(&sys, fp->digest)) != CUZK_OK)
         cuzk_fail(err, errlen, rc, "catalog: digest: %s", cuzk_strerror(rc));
     if (rc == CUZK_OK) {
-        fp->a_aux = popcount(aa, sys.n_aux);
-        fp->b_input = popcount(bi, sys.n_inputs);
-        fp->b_aux = popcount(ba, sys.n_aux);
+        fp->a_aux = pop[0];
+        fp->b_input = pop[1];
+        fp->b_aux = pop[2];
         cuzk_witness_digest(sys.n_inputs, sys.n_aux, z, fp->witness_digest);
         fp->first_failure = cuzk_cs_check(&sys, z, NULL);
     }
-    free(aa);
-    free(bi);
-    free(ba);
     free(z);
     cuzk_cs_free(&sys);
     return rc;

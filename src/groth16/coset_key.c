@@ -600,21 +600,12 @@ static int check_key(const cuzk_groth16_params *pk, const cuzk_cs *cs, size_t m,
 {
     if (pk->h_coset)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "coset key: the key is already in the coset form");
-    size_t words_aux = (cs->n_aux + 63) / 64, words_in = (cs->n_inputs + 63) / 64;
-    uint64_t *ua = calloc(words_aux ? words_aux : 1, 8), *ubi = calloc(words_in ? words_in : 1, 8),
-             *uba = calloc(words_aux ? words_aux : 1, 8);
-    int rc = ua && ubi && uba ? cuzk_cs_density_pool(cs, ua, ubi, uba, pool) : CUZK_ENOMEM;
+    size_t pop[3];
+    int rc = cuzk_cs_density_pops(cs, pop, pool);
     if (rc)
-        rc = cuzk_fail(err, errlen, rc, "coset key: %s", rc == CUZK_ENOMEM ? "out of memory for the densities"
-                                                                          : "the circuit's densities failed");
-    else
-        rc = prove_check_shape(pk, cs, m, cuzk_cs_density_count(ua, cs->n_aux),
-                               cuzk_cs_density_count(ubi, cs->n_inputs), cuzk_cs_density_count(uba, cs->n_aux),
-                               "coset key", err, errlen);
-    free(ua);
-    free(ubi);
-    free(uba);
-    return rc;
+        return cuzk_fail(err, errlen, rc, "coset key: %s", rc == CUZK_ENOMEM ? "out of memory for the densities"
+                                                                           : "the circuit's densities failed");
+    return prove_check_shape(pk, cs, m, pop[0], pop[1], pop[2], "coset key", err, errlen);
 }
 
 int cuzk_groth16_params_to_coset(cuzk_groth16_params *pk, const cuzk_cs *cs,

@@ -428,6 +428,22 @@ size_t cuzk_cs_density_count(const uint64_t *bits, size_t n)
     return c;
 }
 
+int cuzk_cs_density_pops(const cuzk_cs *cs, size_t pop[3], cuzk_pool *pool)
+{
+    size_t wa = (cs->n_aux + 63) / 64 + 1, wi = (cs->n_inputs + 63) / 64 + 1;
+    uint64_t *aa = calloc(wa, 8), *bi = calloc(wi, 8), *ba = calloc(wa, 8);
+    int rc = aa && bi && ba ? cuzk_cs_density_pool(cs, aa, bi, ba, pool) : CUZK_ENOMEM;
+    if (rc == CUZK_OK) {
+        pop[0] = cuzk_cs_density_count(aa, cs->n_aux);
+        pop[1] = cuzk_cs_density_count(bi, cs->n_inputs);
+        pop[2] = cuzk_cs_density_count(ba, cs->n_aux);
+    }
+    free(aa);
+    free(bi);
+    free(ba);
+    return rc;
+}
+
 typedef struct {
     const cuzk_cs *cs;
     uint64_t *a_aux, *b_input, *b_aux;

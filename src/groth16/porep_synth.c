@@ -1031,31 +1031,22 @@ int cuzk_porep_synth_witness(cuzk_fr *z, const cuzk_porep_shape *shape, uint32_t
 
 /* ---- profile ------------------------------------------------------------------------------- */
 
-static uint64_t popcount(const uint64_t *w, size_t n)
-{
-    uint64_t c = 0;
-    for (size_t i = 0; i < (n + 63) / 64; i++)
-        c += (uint64_t)__builtin_popcountll(w[i]);
-    return c;
-}
-
 int cuzk_porep_profile_measure(cuzk_porep_profile *out, const cuzk_cs *cs, const cuzk_fr *z)
 {
     memset(out, 0, sizeof *out);
-    uint64_t *da = calloc((cs->n_aux + 63) / 64 + 1, 8), *dbi = calloc((cs->n_inputs + 63) / 64 + 1, 8),
-             *dba = calloc((cs->n_aux + 63) / 64 + 1, 8);
-    int rc = CUZK_ENOMEM;
-    if (!da || !dbi || !dba || cuzk_cs_density(cs, da, dbi, dba))
-        goto done;
+    size_t pop[3];
+    int rc = cuzk_cs_density_pops(cs, pop, NULL);
+    if (rc != CUZK_OK)
+        return rc;
     out->rows = cs->n_constraints + cs->n_inputs;
     out->inputs = cs->n_inputs;
     out->aux = cs->n_aux;
     out->nnz_a = cs->a.nnz + cs->n_inputs;
     out->nnz_b = cs->b.nnz;
     out->nnz_c = cs->c.nnz;
-    out->a_aux_dense = popcount(da, cs->n_aux);
-    out->b_input_dense = popcount(dbi, cs->n_inputs);
-    out->b_aux_dense = popcount(dba, cs->n_aux);
+    out->a_aux_dense = pop[0];
+    out->b_input_dense = pop[1];
+    out->b_aux_dense = pop[2];
     if (z)
         for (size_t j = 0; j < cs->n_aux; j++) {
             const cuzk_fr *v = &z[cs->n_inputs + j];
@@ -1068,12 +1059,7 @@ int cuzk_porep_profile_measure(cuzk_porep_profile *out, const cuzk_cs *cs, const
     out->a_aux_density = (double)out->a_aux_dense / aux;
     out->b_aux_density = (double)out->b_aux_dense / aux;
     out->bits_fraction = (double)out->aux_bits / aux;
-    rc = CUZK_OK;
-done:
-    free(da);
-    free(dbi);
-    free(dba);
-    return rc;
+    return CUZK_OK;
 }
 
 void cuzk_porep_profile_target(cuzk_porep_profile *out)
