@@ -85,6 +85,7 @@ struct rpc_call {
     bool post, grpc_ctype, te_ok;
     uint8_t *buf; /* request bytes (prefix included) */
     size_t len, cap;
+    size_t want;   /* the size the prefix announced, plus its 5 bytes (0 until the prefix is complete) */
     bool refused;    /* answered early (oversized, compressed, over the buffer cap): drop DATA */
     bool dispatched; /* handed to the handler */
     bool replied;
@@ -670,14 +671,13 @@ static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
     rpc_call *call = nghttp2_session_get_stream_user_data(h2, stream_id);
     if (!call || call->refused || call->replied || call->dispatched)
         return 0;
-    size_t need = call->len + len, limit = 5; /* until the prefix is complete, its 5 bytes */
-    if (need >= 5) {
+    size_t need = call->len + len;
+    if (!call->want && need >= 5) { /* the prefix completes: it decides the size */
         uint8_t pre[5];
-        size_t have = call->len < 5 ? call->len : 5;
+        size_t have = call->len;
         if (have)
             memcpy(pre, call->buf, have);
-        if (have < 5)
-            memcpy(pre + have, data, 5 - have);
+        memcpy(pre + have, data, 5 - have);
         if (pre[0] != 0) {
             call_refuse(call, RPC_UNIMPLEMENTED, "compressed messages are not supported (flag %u)", pre[0]);
             return 0;
@@ -688,34 +688,34 @@ static int data_chunk_cb(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
                         n, s->cfg.max_message);
             return 0;
         }
-        limit = (size_t)n + 5;
-        if (need > limit) {
-            call_refuse(
-                call, RPC_INVALID_ARGUMENT,
-                "malformed request: more bytes than the gRPC prefix announced (one message per call)");
-            return 0;
-        }
+        call->want = (size_t)n + 5;
+    }
+    size_t limit = call->want ? call->want : 5; /* until the prefix is complete, its 5 bytes */
+    if (need > limit) { /* only once the prefix is known: before it, need < 5 */
+        call_refuse(call, RPC_INVALID_ARGUMENT,
+                    "malformed request: more bytes than the gRPC prefix announced (one message per call)");
+        return 0;
     }
     if (need > call->cap) {
-        size_t want = call->cap < 32768 ? 32768 : 2 * call->cap;
-        if (want > limit)
-            want = limit;
-        if (want < need)
-            want = need;
-        if (s->st.buffered_bytes - call->cap + want > s->cfg.max_buffered) {
+        size_t cap = call->cap < 32768 ? 32768 : 2 * call->cap;
+        if (cap > limit)
+            cap = limit;
+        if (cap < need)
+            cap = need;
+        if (s->st.buffered_bytes - call->cap + cap > s->cfg.max_buffered) {
             call_refuse(call, RPC_RESOURCE_EXHAUSTED,
                         "the daemon holds too many request bytes (%zu-byte cap); retry later",
                         s->cfg.max_buffered);
             return 0;
         }
-        uint8_t *nb = realloc(call->buf, want);
+        uint8_t *nb = realloc(call->buf, cap);
         if (!nb) {
-            call_refuse(call, RPC_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte request", want);
+            call_refuse(call, RPC_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte request", cap);
             return 0;
         }
-        s->st.buffered_bytes += want - call->cap;
+        s->st.buffered_bytes += cap - call->cap;
         call->buf = nb;
-        call->cap = want;
+        call->cap = cap;
     }
     if (len)
         memcpy(call->buf + call->len, data, len);

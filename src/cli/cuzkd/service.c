@@ -793,7 +793,7 @@ static void start_job(cuzkd_service *svc, rpc_call *call, ProtobufCMessage *msg,
     uint32_t n_parts = 1;
     uint64_t in_bytes = 0;
     circuit *c = NULL;
-    char cid[64] = "";
+    char synth_id[64] = ""; /* a synthetic job's circuit: synth-porep-<scale> */
     if (svc->draining) {
         code = RPC_UNAVAILABLE;
         snprintf(err, sizeof err, "cuzkd is shutting down and takes no new work");
@@ -843,16 +843,14 @@ static void start_job(cuzkd_service *svc, rpc_call *call, ProtobufCMessage *msg,
             code = RPC_INVALID_ARGUMENT;
             snprintf(err, sizeof err, "num_partitions %u: at most %d", n_parts, MAX_PARTS);
         } else {
-            snprintf(cid, sizeof cid, "%s%u", SYNTH_PREFIX, scale);
+            snprintf(synth_id, sizeof synth_id, "%s%u", SYNTH_PREFIX, scale);
         }
     }
     job *j = NULL;
     if (code == RPC_OK) {
-        if (kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT)
-            snprintf(cid, sizeof cid, "%s", sub->circuit_id);
         pthread_mutex_lock(&svc->mu);
-        c = circuit_find(svc, kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT ? sub->circuit_id : cid, &code, err,
-                         sizeof err);
+        c = circuit_find(svc, kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT ? sub->circuit_id : synth_id, &code,
+                         err, sizeof err);
         if (c) {
             bool dup = false;
             if (sub->request_id[0])
