@@ -352,7 +352,8 @@ expect_err "--key-vram expects a size" "... naming the flag"
 run "$BENCH" single --priority urgent
 expect_usage "--priority urgent"
 run "$BENCH" single --workload random --constraints 27
-expect_fail "--workload random at 2^27 (porep only)"
+expect_usage "--workload random at 2^27 (porep only)"
+expect_err "outside 2\.\.26 for the random workload" "... naming the workload's range"
 run "$BENCH" single --workload sha
 expect_usage "--workload sha (not a workload)"
 run "$BENCH" single --backend tpu
@@ -368,7 +369,8 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
         fail "--backend gpu: no reason given"
 fi
 run "$BENCH" single --workload porep --constraints 10
-expect_fail "--workload porep below its smallest scale"
+expect_usage "--workload porep below its smallest scale"
+expect_err "outside 11\.\.27 for the porep workload" "... naming the workload's range"
 
 # the PoRep-shaped workload: three partitions, three different witnesses, all proofs verified
 run "$BENCH" single --workload porep --constraints 12 --partitions 3 --threads 1 --timeline "$TMP/porep.tl"

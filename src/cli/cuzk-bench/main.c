@@ -81,7 +81,7 @@ static const struct {
     [F_BACKEND] = {"--backend", NULL, "NAME", "cpu (default); gpu: proofs and the workload's key on the CUDA device; auto: gpu where there is one"},
     [F_EVAL] = {"--eval", NULL, "PLACE", "where a, b, c = A z, B z, C z are made: host (synthesis workers), device (device phase) or auto (default: the backend's choice; GPU: device, CPU: host)"},
     [F_PARTITIONS] = {"--partitions", NULL, "N", "partitions per proof (default 2)"},
-    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26; porep: 11..27, 27 = a full partition (default 10)"},
+    [F_CONSTRAINTS] = {"--constraints", NULL, "LG", "log2 of the circuit's domain, 2..26 (default 10); porep: 11..27, 27 = a full partition, no default"},
     [F_SYNTH] = {"--synth-threads", NULL, "N", "synthesis workers, one partition each (default 2)"},
     [F_EVAL_THREADS] = {"--eval-threads", NULL, "N", "host evaluation: threads of the one pool the synthesis workers evaluate a, b, c and check on, in turn (default: every online CPU)"},
     [F_WITNESS] = {"--witness-threads", NULL, "N", "porep: threads of the one pool the synthesis workers build witnesses on, in turn (default: every online CPU)"},
@@ -437,7 +437,7 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
     o->n_gw = 2;
     o->workload = "random";
     o->partitions = 2;
-    o->constraints_lg = 10;
+    o->constraints_lg = 0; /* unset: 10 for random; porep needs it named */
     o->seed = 1;
     o->key_form = BENCH_KEY_COSET; /* docs/design/021: the same proofs, 87 ms less a full partition (H100) */
     o->count = o->batch ? 4 : 1;
@@ -475,6 +475,16 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
         if (rc != BENCH_OK)
             return rc;
     }
+    /* The flag takes 2..27 for either workload; each workload's own range is a usage error too. */
+    bool porep = !strcmp(o->workload, "porep");
+    if (!o->constraints_lg && porep)
+        return usage_error(c, "the porep workload needs --constraints LG (11..27; 27 is one full partition)");
+    if (!o->constraints_lg)
+        o->constraints_lg = 10;
+    unsigned lo = porep ? 11 : 2, hi = porep ? 27 : 26;
+    if (o->constraints_lg < lo || o->constraints_lg > hi)
+        return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg, lo,
+                           hi, o->workload, porep ? " (27 - LG is the scale; 27 is one full partition)" : "");
     return BENCH_OK;
 }
 
