@@ -130,6 +130,16 @@ done
 run "$CUZKD" --config "$TMP/seed.toml" --print-config
 expect 0 "the largest --synth-seed prints as a config that loads again"
 expect_out '^seed = 9223372036854775807$' "... with the same seed"
+# --max-input takes what limits.max_input_bytes takes: never 0, so --print-config always loads again
+for size in 0 0GiB; do
+    run "$CUZKD" --max-input "$size" --print-config
+    expect 2 "--max-input $size refused"
+    expect_err "^cuzkd: --max-input expects a size such as 2GiB, not '$size'$" "... with the reason"
+done
+"$CUZKD" --max-input 1 --print-config >"$TMP/maxin.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/maxin.toml" --print-config
+expect 0 "the smallest --max-input prints as a config that loads again"
+expect_out '^max_input_bytes = 1$' "... with the same size"
 run "$CUZKD" --config "$TMP/ids.toml" --devices 1 --print-config
 expect 0 "--devices 1 over the file's list"
 expect_out '^devices = 1$' "... one device"

@@ -266,7 +266,8 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
             return bad("--max-message expects a size such as 256MiB, not '%s'%s", v, "");
         return 0;
     case O_MAXIN:
-        if (cuzkd_parse_size(v, &cfg->max_input_bytes) != 0)
+        /* 0 would refuse every witness, and limits.max_input_bytes = 0 does not load (--print-config) */
+        if (cuzkd_parse_size(v, &cfg->max_input_bytes) != 0 || cfg->max_input_bytes == 0)
             return bad("--max-input expects a size such as 2GiB, not '%s'%s", v, "");
         return 0;
     case O_TTL:
