@@ -297,6 +297,8 @@ run "$BENCH" --addr "$A" frobnicate
 expect 2 "an unknown --addr command: exit 2"
 run "$BENCH" --addr "$A" single --type circuit
 expect 2 "--type circuit without --circuit/--wtns: exit 2"
+run "$BENCH" --help
+expect_out '^  cuzk-bench --addr ADDR <command>' "cuzk-bench --help names the --addr client"
 run "$BENCH" --addr "unix://$TMP/nobody.sock" status
 expect 1 "no daemon at the address: exit 1"
 expect_err 'connect unix://' "... says it cannot connect"

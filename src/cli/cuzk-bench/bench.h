@@ -131,6 +131,8 @@ const char *bench_eval_name(cuzk_engine_eval e);
 int bench_report(const char *path, const char *svg);
 /* Whether `timeline report` is part of this build. */
 extern const bool bench_have_report;
+/* Whether `--addr` (the cuzkd client, remote.c) is part of this build. */
+extern const bool bench_have_remote;
 
 /* "cuzk-bench: <message>" on stderr. */
 void bench_error(const char *fmt, ...)

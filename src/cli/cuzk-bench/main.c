@@ -88,7 +88,7 @@ static const struct {
     [F_GPU_WORKERS] = {"--gpu-workers", NULL, "N", "GPU workers per device sharing its lock, gw (default 2)"},
     [F_THREADS] = {"--threads", NULL, "N", "CPU threads of each GPU worker (default: every online CPU)"},
     [F_POST] = {"--post-threads", NULL, "N", "post-processing workers: epilogue + verification (default 1)"},
-    [F_DEVICES] = {"--devices", NULL, "N", "devices; on the CPU backend, lock domains (default 1)"},
+    [F_DEVICES] = {"--devices", NULL, "N", "devices; on the CPU backend, lock domains (default: every device of the GPU backend, 1 on the CPU)"},
     [F_DEVICE_IDS] = {"--device-ids", NULL, "LIST", "which devices, by number, e.g. 1,3 or 0-3 (default: the first --devices; GPU: CUDA's numbers)"},
     [F_QUEUE] = {"--queue-depth", NULL, "N", "bounded GPU queue (default devices x gpu-workers)"},
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
@@ -157,6 +157,9 @@ static void print_main_usage(FILE *f)
             CMD_SWEEP.summary);
     if (bench_have_report)
         fprintf(f, "  %-16s %s\n", CMD_REPORT.name, CMD_REPORT.summary);
+    if (bench_have_remote)
+        fprintf(f, "\n  cuzk-bench --addr ADDR <command> drives a running cuzkd instead:\n"
+                   "  single, batch, status, preload, metrics (`cuzk-bench --addr ADDR --help`)\n");
     fprintf(f, "\nRun `cuzk-bench <command> --help` for its options.\n"
                "  cuzk-bench --help, -h   this text\n"
                "  cuzk-bench --version    print the version\n");

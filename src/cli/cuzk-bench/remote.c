@@ -427,6 +427,8 @@ static int read_file(const char *path, uint8_t **out, size_t *len)
     return BENCH_OK;
 }
 
+const bool bench_have_remote = true;
+
 int bench_remote(int argc, char **argv)
 {
     remote_opts o = {.kind = CUZK__V1__PROOF_KIND__SYNTH_POREP, .count = 4, .concurrency = 2};
@@ -535,6 +537,8 @@ int bench_remote(int argc, char **argv)
 }
 
 #else /* no nghttp2 / protobuf-c at build time */
+
+const bool bench_have_remote = false;
 
 int bench_remote(int argc, char **argv)
 {
