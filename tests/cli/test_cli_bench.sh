@@ -176,6 +176,9 @@ grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destina
     pass "--proofs-out: a bad destination fails before the workload is built"
 run "$BENCH" single --witness-threads 0
 expect_usage "--witness-threads 0"
+run "$BENCH" single --workload random --witness-threads 2
+expect_usage "--witness-threads with the random workload (it has no witness pool)"
+expect_err "the random workload has none" "... saying why"
 run "$BENCH" single --eval-threads 0
 expect_usage "--eval-threads 0"
 

@@ -484,6 +484,9 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
         return usage_error(c, "the porep workload needs --constraints LG (11..27; 27 is one full partition)");
     if (!o->constraints_lg)
         o->constraints_lg = 10;
+    if (o->witness_threads && !porep)
+        return usage_error(c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
+                           o->workload);
     unsigned lo = porep ? 11 : 2, hi = porep ? 27 : 26;
     if (o->constraints_lg < lo || o->constraints_lg > hi)
         return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg, lo,
