@@ -295,8 +295,8 @@ for bad in 1,1 64 3-1 1, x; do
     expect_err "--device-ids expects device numbers 0..63" "... with the reason"
 done
 run "$BENCH" batch --devices 3 --device-ids 1,3
-expect 1 "--devices 3 with a list of 2: exit 1"
-expect_err 'engine: 3 devices requested but the device list names 2' "... with the reason"
+expect_usage "--devices 3 with a list of 2"
+expect_err '--devices 3 but --device-ids names 2 devices' "... with the reason, before any work"
 run "$BENCH" sweep --c-list 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --j-list 17
 expect_usage "sweep: every combination has j > c"
 expect_err 'nothing to run' "sweep: 16 entries are accepted"

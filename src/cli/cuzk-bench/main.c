@@ -484,6 +484,10 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
         return usage_error(c, "the porep workload needs --constraints LG (11..27; 27 is one full partition)");
     if (!o->constraints_lg)
         o->constraints_lg = 10;
+    int listed = __builtin_popcountll(o->cfg.device_mask);
+    if (o->cfg.devices && listed && o->cfg.devices != listed)
+        return usage_error(c, "--devices %d but --device-ids names %d device%s (give one or the other)",
+                           o->cfg.devices, listed, listed == 1 ? "" : "s");
     if (o->witness_threads && !porep)
         return usage_error(c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
                            o->workload);
