@@ -68,6 +68,29 @@ run() {
     fi
 }
 
+# run_fsize XFSZ KIB CMD...: run CMD under a file-size limit of KIB KiB (ulimit -f; its stdout and stderr go
+# through pipes, so only the files it writes are under it), with SIGXFSZ at its default action
+# (XFSZ=default: a program that lets it kill it shows as a crash) or ignored (XFSZ=ignored: the write fails
+# with EFBIG).
+run_fsize() {
+    local disp=-
+    [ "$1" = ignored ] && disp=''
+    run bash -c 'set -o pipefail; trap "$0" XFSZ
+        { (ulimit -f "$1" && shift && exec "$@") 2>&1 >&3 | cat >&2; } 3>&1 | cat' "$disp" "${@:2}"
+}
+
+# expect_only DIR DESCRIPTION FILE=CONTENT...: DIR holds exactly these files with these contents (old
+# outputs left as they were, no temporary file).
+expect_only() {
+    local dir=$1 what=$2 kv ok=1
+    shift 2
+    for kv in "$@"; do
+        [ "$(cat "$dir/${kv%%=*}" 2>/dev/null)" = "${kv#*=}" ] || ok=0
+    done
+    [ "$(ls -A "$dir" | wc -l)" -eq $# ] || ok=0
+    if [ $ok = 1 ]; then pass "$what"; else fail "$what (left: $(ls -A "$dir" | tr '\n' ' '))"; fi
+}
+
 # expect STATUS DESCRIPTION: the last run exited with STATUS.
 expect() {
     if [ "$RC" -eq "$1" ]; then

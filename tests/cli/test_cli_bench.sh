@@ -174,6 +174,29 @@ run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
 expect_fail "--proofs-out into a missing directory"
 grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||
     pass "--proofs-out: a bad destination fails before the workload is built"
+# outputs that cannot be written (a file-size limit), SIGXFSZ at its default action or ignored: exit 1 naming
+# the file and the reason, the old file as it was, no temporary file
+mkdir "$TMP/fz"
+for xfsz in default ignored; do
+    printf 'old proofs' >"$TMP/fz/p.bin"
+    run_fsize $xfsz 0 "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/fz/p.bin"
+    expect_fail "--proofs-out, SIGXFSZ $xfsz: a file that cannot be written"
+    expect_err 'cannot write .*/p\.bin: writing .*/p\.bin\.tmp\.[0-9]+: File too large' "... says which file and why"
+    expect_only "$TMP/fz" "... the old file stands, nothing else" "p.bin=old proofs"
+    rm "$TMP/fz/p.bin"
+    printf 'old timeline' >"$TMP/fz/t.jsonl"
+    run_fsize $xfsz 1 "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --timeline "$TMP/fz/t.jsonl"
+    expect_fail "--timeline, SIGXFSZ $xfsz: a file that cannot be written"
+    expect_err 'timeline: writing .*/t\.jsonl\.tmp\.[0-9]+: File too large' "... says which file and why"
+    expect_only "$TMP/fz" "... the old file stands, nothing else" "t.jsonl=old timeline"
+    rm "$TMP/fz/t.jsonl"
+    printf 'old csv' >"$TMP/fz/s.csv"
+    run_fsize $xfsz 0 "$BENCH" sweep --c-list 1 --j-list 1 "${TINY[@]}" --csv "$TMP/fz/s.csv"
+    expect_fail "sweep --csv, SIGXFSZ $xfsz: a file that cannot be written"
+    expect_err 'cannot write .*/s\.csv: writing .*/s\.csv\.tmp\.[0-9]+: File too large' "... says which file and why"
+    expect_only "$TMP/fz" "... the old file stands, nothing else" "s.csv=old csv"
+    rm "$TMP/fz/s.csv"
+done
 run "$BENCH" single --witness-threads 0
 expect_usage "--witness-threads 0"
 run "$BENCH" single --workload random --witness-threads 2
@@ -406,6 +429,14 @@ if grep -q 'timeline report' "$TMP/stdout"; then
     expect 0 "timeline report: exit 0"
     expect_out 'delivered +3' "timeline report: 3 delivered"
     [ -s "$TMP/batch.svg" ] && pass "timeline report: svg written" || fail "timeline report: no svg"
+    for xfsz in default ignored; do
+        printf 'old svg' >"$TMP/fz/t.svg"
+        run_fsize $xfsz 1 "$BENCH" timeline report "$TMP/batch.jsonl" --svg "$TMP/fz/t.svg"
+        expect_fail "timeline report --svg, SIGXFSZ $xfsz: a file that cannot be written"
+        expect_err 'timeline svg: writing .*/t\.svg\.tmp\.[0-9]+: File too large' "... says which file and why"
+        expect_only "$TMP/fz" "... the old file stands, nothing else" "t.svg=old svg"
+        rm "$TMP/fz/t.svg"
+    done
     run "$BENCH" timeline report "$TMP/nonexistent.jsonl"
     expect_fail "timeline report of a missing file"
     run "$BENCH" timeline report

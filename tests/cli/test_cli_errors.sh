@@ -127,18 +127,31 @@ check_files() {
     run "$CUZK" setup "$BITS/circuit.r1cs" "$o/key.params" "$TMP/no/such/dir/key.vk"
     expect_error "setup: .vk in a missing directory"
     expect_empty_dir "$o" "setup: ... and the .params is not written either"
-    # A setup whose key cannot be written (a 1 KiB file-size limit: EFBIG, SIGXFSZ ignored) leaves the old
-    # .params and .vk as they were and no temporary file.
-    printf 'old params' >"$o/key.params"
-    printf 'old vk' >"$o/key.vk"
-    run bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" setup "$@"' "$CUZK" "$BITS/circuit.r1cs" "$o/key.params" \
-        "$o/key.vk"
-    expect 1 "setup: a key that cannot be written: exit 1"
-    expect_err 'cannot write .*key\.(params|vk): writing .*\.tmp\.[0-9]+: File too large' "setup: ... says which file and why"
-    [ "$(cat "$o/key.params")" = "old params" ] && [ "$(cat "$o/key.vk")" = "old vk" ] &&
-        [ "$(ls -A "$o" | wc -l)" = 2 ] && pass "setup: ... the old .params and .vk stand, nothing else" ||
-        fail "setup: ... outputs after the failure: $(ls -A "$o" | tr '\n' ' ')"
-    rm -f "$o/key.params" "$o/key.vk"
+    # Outputs that cannot be written (a 1 KiB file-size limit) fail with the file and the reason, exit 1,
+    # and leave the old outputs as they were and no temporary file, whether SIGXFSZ is ignored or at its
+    # default action (cuzk ignores it, so the write fails with EFBIG instead of killing the process).
+    local xfsz
+    for xfsz in default ignored; do
+        printf 'old params' >"$o/key.params"
+        printf 'old vk' >"$o/key.vk"
+        run_fsize $xfsz 1 "$CUZK" setup "$BITS/circuit.r1cs" "$o/key.params" "$o/key.vk"
+        expect 1 "setup, SIGXFSZ $xfsz: a key that cannot be written: exit 1"
+        expect_err 'cannot write .*key\.(params|vk): writing .*\.tmp\.[0-9]+: File too large' "setup: ... says which file and why"
+        expect_only "$o" "setup: ... the old .params and .vk stand, nothing else" "key.params=old params" "key.vk=old vk"
+        rm -f "$o/key.params" "$o/key.vk"
+        printf 'old proof' >"$o/proof.json"
+        printf 'old public' >"$o/public.json"
+        run_fsize $xfsz 1 "$CUZK" prove "$BITS/circuit.zkey" "$BITS/witness.wtns" "$o/proof.json" "$o/public.json"
+        expect 1 "prove, SIGXFSZ $xfsz: a proof.json that cannot be written: exit 1"
+        expect_err 'cannot write .*/proof\.json: writing .*/proof\.json\.tmp\.[0-9]+: File too large' \
+            "prove: ... says which file and why"
+        expect_only "$o" "prove: ... the old proof.json and public.json stand, nothing else" \
+            "proof.json=old proof" "public.json=old public"
+        rm -f "$o/proof.json" "$o/public.json"
+        run_fsize $xfsz 0 "$CUZK" prove "$BITS/circuit.zkey" "$BITS/witness.wtns" "$o/proof.json" "$o/public.json"
+        expect 1 "prove, SIGXFSZ $xfsz: no room at all: exit 1"
+        expect_empty_dir "$o" "prove: ... no output and no temporary file"
+    done
 
     # A failed prove leaves existing outputs as they were.
     printf 'old proof' >"$o/proof.json"

@@ -149,6 +149,24 @@ check_coset_key() {
     run "$CUZK" coset-key "$o/bad.params" "$d/circuit.r1cs" "$o/cout/x.coset"
     expect_error "$f: coset-key refuses a .params with a bad point"
     expect_empty_dir "$o/cout" "$f: ... and the refusals leave nothing behind"
+    # outputs that cannot be written (a file-size limit), SIGXFSZ at its default action or ignored
+    local xfsz
+    for xfsz in default ignored; do
+        printf 'old key' >"$o/cout/x.coset"
+        run_fsize $xfsz 1 "$CUZK" coset-key "$o/key.params" "$d/circuit.r1cs" "$o/cout/x.coset"
+        expect 1 "$f: coset-key, SIGXFSZ $xfsz: a key that cannot be written: exit 1"
+        expect_err 'cannot write .*/x\.coset: writing .*/x\.coset\.tmp\.[0-9]+: File too large' \
+            "$f: ... says which file and why"
+        expect_only "$o/cout" "$f: ... the old key stands, nothing else" "x.coset=old key"
+        rm "$o/cout/x.coset"
+        printf 'old proof' >"$o/cout/p.bin"
+        run_fsize $xfsz 0 "$CUZK" prove-params "$o/key.params" "$d/circuit.r1cs" "$d/witness.wtns" "$o/cout/p.bin"
+        expect 1 "$f: prove-params, SIGXFSZ $xfsz: a proof that cannot be written: exit 1"
+        expect_err 'cannot write .*/p\.bin: writing .*/p\.bin\.tmp\.[0-9]+: File too large' \
+            "$f: ... says which file and why"
+        expect_only "$o/cout" "$f: ... the old proof stands, nothing else" "p.bin=old proof"
+        rm "$o/cout/p.bin"
+    done
 }
 
 for f in "${FIXTURES[@]}"; do

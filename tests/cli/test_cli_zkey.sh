@@ -142,6 +142,15 @@ check_errors() {
     [ "$(cat "$o/key.zkey")" = 'previous contents' ] && [ "$(ls -A "$o")" = key.zkey ] &&
         pass "zkey setup: the existing output is unchanged and no temporary file remains" ||
         fail "zkey setup: the existing output changed or a temporary file remains: $(ls -A "$o" | tr '\n' ' ')"
+    # a key that cannot be written (a 1 KiB file-size limit), SIGXFSZ at its default action or ignored
+    local xfsz
+    for xfsz in default ignored; do
+        run_fsize $xfsz 1 "$CUZK" setup "$b/circuit.r1cs" "$o/key.zkey"
+        expect 1 "zkey setup, SIGXFSZ $xfsz: a key that cannot be written: exit 1"
+        expect_err 'cannot write .*/key\.zkey: writing .*/key\.zkey\.tmp\.[0-9]+: File too large' \
+            "zkey setup: ... says which file and why"
+        expect_only "$o" "zkey setup: ... the old key stands, nothing else" "key.zkey=previous contents"
+    done
 
     run "$CUZK" setup --help
     expect 0 "setup --help"

@@ -16,6 +16,7 @@
  * 0. Progress goes to stderr, the summary table to stdout.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +528,9 @@ int bench_remote(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
+     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
         return bench_remote(argc, argv);
     if (argc < 2) {

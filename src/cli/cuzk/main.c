@@ -13,6 +13,7 @@
  * Progress notes are on when stderr is a terminal or `--progress` is given;
  * timings with `--verbose`. Every failure is one `cuzk: <message>` line.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,9 @@ static int run_command(const cli_command *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
+     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         print_main_usage(stderr);
         return CLI_USAGE;

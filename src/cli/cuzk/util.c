@@ -225,7 +225,8 @@ int cli_out_open(cli_out *o, const char *path)
 int cli_out_write(cli_out *o, const void *buf, size_t len)
 {
     if (cuzk_outfile_write(o, buf, len) != CUZK_OK) {
-        cli_error("cannot write %s: %s", o->tmp ? o->tmp : "(closed)", strerror(o->errnum));
+        cli_error("cannot write %s: writing %s: %s", o->path ? o->path : "(closed)",
+                  o->tmp ? o->tmp : "(closed)", strerror(o->errnum));
         return -1;
     }
     return 0;
