@@ -220,6 +220,24 @@ wait "$HOLD" || true
 kill -TERM "$FPID"
 wait "$FPID" || true
 
+# a log file at the file-size limit (ulimit -f, SIGXFSZ at its default action) drops lines, not the daemon,
+# which says so once on stderr
+S="$TMP/fsize.sock"
+(trap - XFSZ && ulimit -f 1 && exec "$CUZKD" --listen "unix://$S" --budget 1G --log-file "$TMP/fsize.log" \
+    --log-level debug) 2>"$TMP/fsize.err" &
+ZPID=$!
+for _ in $(seq 200); do [ -S "$S" ] && break; sleep 0.05; done
+for _ in $(seq 20); do "$BENCH" --addr "unix://$S" status >/dev/null 2>&1 || true; done
+run "$BENCH" --addr "unix://$S" status
+expect 0 "cuzkd with its log file past the file-size limit still answers"
+kill -TERM "$ZPID" 2>/dev/null || true
+zrc=0
+wait "$ZPID" || zrc=$?
+[ "$zrc" = 0 ] && pass "... and stops cleanly (exit 0)" || fail "... exit $zrc, expected 0"
+[ "$(grep -c 'cannot write the log file .*fsize\.log: File too large' "$TMP/fsize.err")" = 1 ] &&
+    pass "... having said once on stderr that the log file cannot be written" ||
+    fail "... stderr: $(head -c 300 "$TMP/fsize.err")"
+
 # ---- the Node.js gRPC tests --------------------------------------------------------------------
 for t in rpc shutdown load limits; do
     mkdir -p "$TMP/$t"

@@ -5,6 +5,9 @@
  * Any thread may log; one mutex keeps lines whole. SIGHUP makes main call cuzkd_log_reopen, which
  * opens the path again and swaps the descriptor under the same mutex, so a rotated file is released
  * without losing a line.
+ *
+ * A line that cannot be written (a full disk, the file-size limit: main ignores SIGXFSZ) is dropped; the
+ * first such failure of a log file is reported on stderr, once until the next reopen.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +29,7 @@ static int log_fd = 2;
 static char *log_path;
 static int log_level = RPC_LOG_INFO;
 static bool log_json;
+static bool log_failed; /* a write to the log file failed and was reported (under log_mu) */
 
 static const char *const LEVEL_NAMES[] = {"debug", "info", "warn", "error"};
 
@@ -81,6 +85,7 @@ void cuzkd_log_reopen(void)
     pthread_mutex_lock(&log_mu);
     int old = log_fd;
     log_fd = fd;
+    log_failed = false;
     pthread_mutex_unlock(&log_mu);
     close(old);
     LOG_INFO("log file reopened (SIGHUP)");
@@ -197,8 +202,14 @@ void cuzkd_log(int level, const char *fmt, ...)
     pthread_mutex_lock(&log_mu);
     for (ssize_t off = 0; off < n;) {
         ssize_t w = write(log_fd, line + off, (size_t)(n - off));
-        if (w <= 0 && errno != EINTR)
+        if (w <= 0 && errno != EINTR) {
+            if (log_path && !log_failed) {
+                log_failed = true;
+                dprintf(2, "cuzkd: cannot write the log file %s: %s; lines that fail are dropped\n", log_path,
+                        w < 0 ? strerror(errno) : "nothing written");
+            }
             break;
+        }
         if (w > 0)
             off += w;
     }

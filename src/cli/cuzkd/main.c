@@ -340,6 +340,9 @@ static void on_signal(void *ctx, int fd)
 
 int main(int argc, char **argv)
 {
+    /* A log file grown past the file-size limit (RLIMIT_FSIZE) must not kill the daemon: its writes fail
+     * with EFBIG instead, and the log says so once on stderr (log.c). */
+    signal(SIGXFSZ, SIG_IGN);
     cuzkd_config cfg;
     cuzkd_config_init(&cfg);
     char err[CUZKD_ERRLEN] = "";
