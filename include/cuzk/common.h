@@ -55,6 +55,11 @@ int cuzk_random_bytes(void *buf, size_t n);
 void cuzk_temp_track(char *path);
 void cuzk_temp_untrack(const char *path);
 
+/* Flushes stdout and tells whether everything the program wrote there arrived: 0, or the errno of the
+ * failure (EIO when an earlier write failed and left no errno). For the programs' last step, so that a
+ * full disk or a closed reader behind `> file` is not an exit 0 with the output lost. */
+int cuzk_stdout_finish(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -197,6 +197,14 @@ for xfsz in default ignored; do
     expect_only "$TMP/fz" "... the old file stands, nothing else" "s.csv=old csv"
     rm "$TMP/fz/s.csv"
 done
+if [ -w /dev/full ]; then # a summary that cannot be written is a failure with the reason
+    set +e
+    "$BENCH" single "${TINY[@]}" >/dev/full 2>"$TMP/stderr"
+    RC=$?
+    set -e
+    expect 1 "single > /dev/full: exit 1"
+    expect_err '^cuzk-bench: cannot write the standard output: No space left on device$' "... with the reason"
+fi
 run "$BENCH" single --witness-threads 0
 expect_usage "--witness-threads 0"
 run "$BENCH" single --workload random --witness-threads 2

@@ -218,8 +218,32 @@ check_params_inputs() {
     expect 2 "verify-params: garbage public inputs: exit 2"
 }
 
+# Standard output that cannot be written (a full disk behind `> file`) is a failure with the reason,
+# except for verify, whose exit status is its answer.
+check_stdout_full() {
+    if [ ! -w /dev/full ]; then
+        pass "stdout to /dev/full: no /dev/full here"
+        return
+    fi
+    run_full() {
+        set +e
+        "$@" >/dev/full 2>"$TMP/stderr"
+        RC=$?
+        set -e
+    }
+    run_full "$CUZK" inspect "$MUL/circuit.r1cs"
+    expect 1 "inspect > /dev/full: exit 1"
+    expect_err '^cuzk: cannot write the standard output: No space left on device$' "... with the reason"
+    run_full "$CUZK" --help
+    expect 1 "--help > /dev/full: exit 1"
+    run_full "$CUZK" verify "$MUL/verification_key.json" "$MUL/public.json" "$MUL/proof.json"
+    expect 0 "verify > /dev/full: the valid proof's exit 0 stands"
+    expect_err '^cuzk: cannot write the standard output' "... and the lost OK is reported"
+}
+
 check_truncated
 check_mismatch
+check_stdout_full
 check_files
 check_verify_inputs
 check_params_inputs

@@ -526,11 +526,9 @@ static int run_report(int argc, char **argv)
 /* `cuzk-bench --addr ADDR <command>`: a client of a running cuzkd (remote.c). */
 int bench_remote(int argc, char **argv);
 
-int main(int argc, char **argv)
+/* The command line's work. */
+static int dispatch(int argc, char **argv)
 {
-    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
-     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
-    signal(SIGXFSZ, SIG_IGN);
     if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
         return bench_remote(argc, argv);
     if (argc < 2) {
@@ -587,4 +585,19 @@ int main(int argc, char **argv)
         return bench_sweep(&o);
     }
     return bench_run(&o);
+}
+
+int main(int argc, char **argv)
+{
+    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
+     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
+    signal(SIGXFSZ, SIG_IGN);
+    int rc = dispatch(argc, argv);
+    int e = cuzk_stdout_finish();
+    if (e) {
+        bench_error("cannot write the standard output: %s", strerror(e));
+        if (rc == BENCH_OK)
+            rc = BENCH_FAIL;
+    }
+    return rc;
 }

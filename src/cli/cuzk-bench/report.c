@@ -32,10 +32,6 @@ int bench_report(const char *path, const char *svg)
         bench_error("%s", err[0] ? err : cuzk_strerror(rc));
         return BENCH_FAIL;
     }
-    if (fflush(stdout) != 0) {
-        bench_error("cannot write the report");
-        return BENCH_FAIL;
-    }
     return BENCH_OK;
 }
 #else

@@ -273,10 +273,6 @@ int bench_sweep(const bench_opts *o)
             }
     bench_workload_free(&wl);
     free(rows);
-    if (fflush(stdout) != 0) {
-        bench_error("sweep: cannot write the table");
-        status = BENCH_FAIL;
-    }
     if (failed)
         bench_error("sweep: %u of %u combinations failed", failed, total);
     return status;

@@ -70,6 +70,7 @@ struct cli_command {
     unsigned flags;       /* CLI_F_* accepted */
     int min_pos, max_pos;
     int (*run)(const cli_args *a);
+    bool status_is_answer; /* the exit status answers (verify): a failed stdout does not change it */
 };
 
 extern const cli_command cli_cmd_prove, cli_cmd_verify, cli_cmd_setup, cli_cmd_prove_params,

@@ -470,4 +470,5 @@ const cli_command cli_cmd_verify_params = {
     .min_pos = 3,
     .max_pos = 3,
     .run = run_verify_params,
+    .status_is_answer = true,
 };

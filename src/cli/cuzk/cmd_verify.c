@@ -105,4 +105,5 @@ const cli_command cli_cmd_verify = {
     .min_pos = 3,
     .max_pos = 3,
     .run = run_verify,
+    .status_is_answer = true,
 };

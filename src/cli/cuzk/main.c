@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cuzk/common.h"
 
 static const cli_command *const commands[] = {
     &cli_cmd_prove,         &cli_cmd_verify,    &cli_cmd_setup,   &cli_cmd_prove_params,
@@ -249,11 +250,9 @@ static int run_command(const cli_command *c, int argc, char **argv)
     return c->run(&a);
 }
 
-int main(int argc, char **argv)
+/* The command line's work; *ran is the command that ran, if one did. */
+static int dispatch(int argc, char **argv, const cli_command **ran)
 {
-    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
-     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
-    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         print_main_usage(stderr);
         return CLI_USAGE;
@@ -282,5 +281,23 @@ int main(int argc, char **argv)
         print_main_usage(stderr);
         return CLI_USAGE;
     }
+    *ran = c;
     return run_command(c, argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv)
+{
+    /* A write past the file-size limit (RLIMIT_FSIZE) fails with EFBIG instead of killing the process:
+     * like a full disk, it is then reported with the file's name, exits 1 and removes the temporary file. */
+    signal(SIGXFSZ, SIG_IGN);
+    const cli_command *ran = NULL;
+    int rc = dispatch(argc, argv, &ran);
+    int e = cuzk_stdout_finish();
+    if (e) {
+        cli_error("cannot write the standard output: %s", strerror(e));
+        /* verify's status is its answer (valid, invalid, unreadable) and stays; any other success fails */
+        if (rc == CLI_OK && !(ran && ran->status_is_answer))
+            rc = CLI_FAIL;
+    }
+    return rc;
 }
