@@ -96,17 +96,17 @@ void cuzk_temp_track(char *path)
         }
 }
 
+void cuzk_temp_untrack(const char *path)
+{
+    for (int i = 0; i < CUZK_MAX_TEMPS; i++)
+        if (temps[i] == path)
+            temps[i] = NULL;
+}
+
 int cuzk_stdout_finish(void)
 {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout))
         return errno ? errno : EIO;
     return 0;
-}
-
-void cuzk_temp_untrack(const char *path)
-{
-    for (int i = 0; i < CUZK_MAX_TEMPS; i++)
-        if (temps[i] == path)
-            temps[i] = NULL;
 }

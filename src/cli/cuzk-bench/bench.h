@@ -80,6 +80,9 @@ typedef struct {
 /* Names of the workloads, for --help and errors. */
 extern const char *const bench_workload_names[];
 
+/* The --constraints range (log2 of the domain) of the workload called name; CUZK_EINVAL for an unknown name. */
+int bench_workload_lg_range(const char *name, unsigned *lo, unsigned *hi);
+
 /* Builds the workload o->workload into *w (zeroed first); CUZK_EINVAL for an unknown name. */
 int bench_workload_new(bench_workload *w, const bench_opts *o, char *err, size_t errlen);
 void bench_workload_free(bench_workload *w);

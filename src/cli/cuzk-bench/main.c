@@ -481,21 +481,23 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
     }
     /* The flag takes 2..27 for either workload; each workload's own range is a usage error too. */
     bool porep = !strcmp(o->workload, "porep");
+    unsigned lo = 0, hi = 0;
+    bench_workload_lg_range(o->workload, &lo, &hi); /* the name was checked with --workload */
     if (!o->constraints_lg && porep)
-        return usage_error(c, "the porep workload needs --constraints LG (11..27; 27 is one full partition)");
+        return usage_error(c, "the porep workload needs --constraints LG (%u..%u; %u is one full partition)", lo, hi,
+                           hi);
     if (!o->constraints_lg)
         o->constraints_lg = 10;
+    if (o->constraints_lg < lo || o->constraints_lg > hi)
+        return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg, lo,
+                           hi, o->workload, porep ? " (27 - LG is the scale; 27 is one full partition)" : "");
+    if (o->witness_threads && !porep)
+        return usage_error(c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
+                           o->workload);
     int listed = __builtin_popcountll(o->cfg.device_mask);
     if (o->cfg.devices && listed && o->cfg.devices != listed)
         return usage_error(c, "--devices %d but --device-ids names %d device%s (give one or the other)",
                            o->cfg.devices, listed, listed == 1 ? "" : "s");
-    if (o->witness_threads && !porep)
-        return usage_error(c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
-                           o->workload);
-    unsigned lo = porep ? 11 : 2, hi = porep ? 27 : 26;
-    if (o->constraints_lg < lo || o->constraints_lg > hi)
-        return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg, lo,
-                           hi, o->workload, porep ? " (27 - LG is the scale; 27 is one full partition)" : "");
     return BENCH_OK;
 }
 
