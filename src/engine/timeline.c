@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,7 +92,9 @@ int cuzk_timeline_new(cuzk_timeline **out, const char *path, cuzk_timeline_sink 
             tl_free(tl);
             return cuzk_fail(err, errlen, CUZK_ENOMEM, "timeline: out of memory");
         }
-        int rc = cuzk_outfile_open(&tl->out, path, CUZK_OUTFILE_STREAM, "timeline", err, errlen);
+        char who[PATH_MAX + 32];
+        snprintf(who, sizeof who, "timeline: cannot write %s", path);
+        int rc = cuzk_outfile_open(&tl->out, path, CUZK_OUTFILE_STREAM, who, err, errlen);
         if (rc != CUZK_OK) {
             tl_free(tl);
             return rc;
@@ -162,8 +165,11 @@ int cuzk_timeline_close(cuzk_timeline *tl, char *err, size_t errlen)
     if (!tl)
         return CUZK_OK;
     int rc = CUZK_OK;
-    if (tl->out.f)
-        rc = cuzk_outfile_commit(&tl->out, "timeline", err, errlen);
+    if (tl->out.f) {
+        char who[PATH_MAX + 32];
+        snprintf(who, sizeof who, "timeline: cannot write %s", tl->out.path);
+        rc = cuzk_outfile_commit(&tl->out, who, err, errlen);
+    }
     tl_free(tl);
     return rc;
 }

@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1380,14 +1381,19 @@ static void svg_body(FILE *f, const cuzk_tlr_log *log, const cuzk_tlr_stats *st,
  * first. */
 static int svg_open(cuzk_outfile *o, const char *path, char *err, size_t errlen)
 {
-    return cuzk_outfile_open(o, path, CUZK_OUTFILE_STREAM, "timeline svg", err, errlen);
+    char who[PATH_MAX + 32];
+    snprintf(who, sizeof who, "timeline svg: cannot write %s", path);
+    return cuzk_outfile_open(o, path, CUZK_OUTFILE_STREAM, who, err, errlen);
 }
 
 /* Renames the file into place when rc is CUZK_OK, else removes it; returns the outcome. */
 static int svg_close(cuzk_outfile *o, int rc, char *err, size_t errlen)
 {
-    if (rc == CUZK_OK)
-        return cuzk_outfile_commit(o, "timeline svg", err, errlen);
+    if (rc == CUZK_OK) {
+        char who[PATH_MAX + 32];
+        snprintf(who, sizeof who, "timeline svg: cannot write %s", o->path);
+        return cuzk_outfile_commit(o, who, err, errlen);
+    }
     cuzk_outfile_abort(o);
     return rc;
 }

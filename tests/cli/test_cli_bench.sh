@@ -187,7 +187,7 @@ for xfsz in default ignored; do
     printf 'old timeline' >"$TMP/fz/t.jsonl"
     run_fsize $xfsz 1 "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --timeline "$TMP/fz/t.jsonl"
     expect_fail "--timeline, SIGXFSZ $xfsz: a file that cannot be written"
-    expect_err 'timeline: writing .*/t\.jsonl\.tmp\.[0-9]+: File too large' "... says which file and why"
+    expect_err 'timeline: cannot write .*/t\.jsonl: writing .*/t\.jsonl\.tmp\.[0-9]+: File too large' "... says which file and why"
     expect_only "$TMP/fz" "... the old file stands, nothing else" "t.jsonl=old timeline"
     rm "$TMP/fz/t.jsonl"
     printf 'old csv' >"$TMP/fz/s.csv"
@@ -441,7 +441,7 @@ if grep -q 'timeline report' "$TMP/stdout"; then
         printf 'old svg' >"$TMP/fz/t.svg"
         run_fsize $xfsz 1 "$BENCH" timeline report "$TMP/batch.jsonl" --svg "$TMP/fz/t.svg"
         expect_fail "timeline report --svg, SIGXFSZ $xfsz: a file that cannot be written"
-        expect_err 'timeline svg: writing .*/t\.svg\.tmp\.[0-9]+: File too large' "... says which file and why"
+        expect_err 'timeline svg: cannot write .*/t\.svg: writing .*/t\.svg\.tmp\.[0-9]+: File too large' "... says which file and why"
         expect_only "$TMP/fz" "... the old file stands, nothing else" "t.svg=old svg"
         rm "$TMP/fz/t.svg"
     done
