@@ -174,6 +174,15 @@ run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
 expect_fail "--proofs-out into a missing directory"
 grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||
     pass "--proofs-out: a bad destination fails before the workload is built"
+for dest in "$TMP/missing-dir/t.jsonl" "$TMP"; do
+    run "$BENCH" batch "${TINY[@]}" --timeline "$dest" --proofs-out "$TMP/tl-probe.bin"
+    expect_fail "--timeline $dest (a missing directory, a directory)"
+    expect_err "timeline: cannot write $dest: " "... names the destination"
+    grep -q 'building workload' "$TMP/stderr" && fail "--timeline: the bad destination was found after the build" ||
+        pass "--timeline: a bad destination fails before the workload is built"
+    [ ! -e "$TMP/tl-probe.bin" ] && ! ls "$TMP"/tl-probe.bin.tmp.* >/dev/null 2>&1 &&
+        pass "--timeline: the --proofs-out opened before it is removed" || fail "--timeline: --proofs-out left behind"
+done
 # outputs that cannot be written (a file-size limit), SIGXFSZ at its default action or ignored: exit 1 naming
 # the file and the reason, the old file as it was, no temporary file
 mkdir "$TMP/fz"

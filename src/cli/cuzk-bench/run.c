@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -724,6 +725,17 @@ int bench_run(const bench_opts *o)
     bench_out proofs = {0};
     if (o->proofs_out && bench_out_open(&proofs, o->proofs_out) != BENCH_OK)
         return BENCH_FAIL; /* before the workload: a bad destination fails at once */
+    if (o->timeline) { /* the same for the TIMELINE, which bench_batch opens: a probe, removed at once */
+        cuzk_outfile probe;
+        char who[PATH_MAX + 32];
+        snprintf(who, sizeof who, "timeline: cannot write %s", o->timeline);
+        if (cuzk_outfile_open(&probe, o->timeline, 0, who, err, sizeof err) != CUZK_OK) {
+            bench_error("%s", err);
+            bench_out_abort(&proofs);
+            return BENCH_FAIL;
+        }
+        cuzk_outfile_abort(&probe);
+    }
     bench_workload w;
     fprintf(stderr, "cuzk-bench: building workload %s (2^%u domain)\n", o->workload, o->constraints_lg);
     double t = bench_now();
