@@ -23,7 +23,9 @@
  * no byte while none of its calls is with the handler is closed after
  * idle_timeout_ms (10 s if it never sent one);
  * concurrent streams per connection by max_streams (advertised in SETTINGS,
- * enforced by nghttp2). A connection that breaks the protocol (bad preface,
+ * enforced by nghttp2). A call with a grpc-timeout header that is still
+ * unanswered when it passes is answered DEADLINE_EXCEEDED by the loop, which
+ * first takes it from the handler through `closed`. A connection that breaks the protocol (bad preface,
  * bad frames) is closed by nghttp2's GOAWAY; other connections never notice.
  *
  * Ownership of a call: the loop owns every rpc_call. The handler may keep the
@@ -163,6 +165,7 @@ typedef struct {
     uint64_t connections_accepted, connections_refused, connections_open;
     uint64_t calls, protocol_errors, buffered_bytes;
     uint64_t connections_idle_closed; /* closed by the idle timeout */
+    uint64_t deadlines_exceeded;      /* calls answered DEADLINE_EXCEEDED: their grpc-timeout passed */
 } rpc_server_stats;
 void rpc_server_get_stats(const rpc_server *s, rpc_server_stats *out);
 

@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -93,6 +94,8 @@ struct rpc_call {
     size_t resp_len, resp_off;
     int code;
     char *message;
+    int64_t deadline_ms; /* from grpc-timeout: when the call expires (monotonic ms); 0 = never */
+    bool bad_timeout;    /* a grpc-timeout header that does not parse: refused at dispatch */
     rpc_call *prev, *next; /* the connection's calls */
 };
 
@@ -136,6 +139,7 @@ struct rpc_server {
     listener *dead_listeners; /* closed listeners, the same */
     int64_t last_sweep_ms;    /* the idle connections' last check */
     int n_conns;
+    int n_deadlines; /* calls alive with a deadline: the loop looks for expired ones only when > 0 */
     bool stopping, stop;
     struct timespec stop_deadline;
     pthread_mutex_t mu; /* guards tasks */
@@ -447,6 +451,8 @@ static void call_drop_buffer(rpc_call *call)
 
 static void call_free(rpc_call *call)
 {
+    if (call->deadline_ms)
+        call->c->s->n_deadlines--;
     call_drop_buffer(call);
     free(call->resp);
     free(call->message);
@@ -590,6 +596,14 @@ static void call_dispatch(rpc_call *call)
         return call_refuse(call, RPC_UNIMPLEMENTED, "gRPC calls use POST");
     if (!call->grpc_ctype)
         return call_refuse(call, RPC_INVALID_ARGUMENT, "content-type is not application/grpc");
+    if (call->bad_timeout)
+        return call_refuse(call, RPC_INVALID_ARGUMENT,
+                           "malformed grpc-timeout header (1 to 8 digits, then H, M, S, m, u or n)");
+    if (call->deadline_ms && now_ms() >= call->deadline_ms) {
+        s->st.deadlines_exceeded++;
+        return call_refuse(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the call "
+                                                        "could start");
+    }
     if (call->len < 5)
         return call_refuse(call, RPC_INVALID_ARGUMENT,
                            "truncated request: %zu bytes, shorter than the 5-byte gRPC message prefix",
@@ -639,6 +653,29 @@ static int begin_headers_cb(nghttp2_session *h2, const nghttp2_frame *f, void *u
     return 0;
 }
 
+/* A grpc-timeout value (gRPC over HTTP/2: 1 to 8 digits, then H, M, S, m, u or n) in milliseconds,
+ * rounded up; -1 when it does not parse. */
+static int64_t grpc_timeout_ms(const uint8_t *v, size_t n)
+{
+    if (n < 2 || n > 9)
+        return -1;
+    int64_t x = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        x = x * 10 + (v[i] - '0');
+    }
+    switch (v[n - 1]) {
+    case 'H': return x * 3600000;
+    case 'M': return x * 60000;
+    case 'S': return x * 1000;
+    case 'm': return x;
+    case 'u': return (x + 999) / 1000;
+    case 'n': return (x + 999999) / 1000000;
+    default: return -1;
+    }
+}
+
 static int header_cb(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
                      const uint8_t *value, size_t vlen, uint8_t flags, void *user)
 {
@@ -656,6 +693,16 @@ static int header_cb(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t 
     } else if (nlen == 12 && !memcmp(name, "content-type", 12)) {
         call->grpc_ctype = vlen >= 16 && !memcmp(value, "application/grpc", 16) &&
                            (vlen == 16 || value[16] == '+' || value[16] == ';');
+    } else if (nlen == 12 && !memcmp(name, "grpc-timeout", 12)) {
+        int64_t ms = grpc_timeout_ms(value, vlen);
+        if (ms < 0) {
+            call->bad_timeout = true;
+        } else if (!call->deadline_ms) {
+            call->deadline_ms = now_ms() + ms;
+            if (!call->deadline_ms) /* 0 means none */
+                call->deadline_ms = 1;
+            call->c->s->n_deadlines++;
+        }
     }
     return 0;
 }
@@ -1123,6 +1170,46 @@ static void sweep_idle(rpc_server *s)
     }
 }
 
+/* Answers DEADLINE_EXCEEDED for every call whose grpc-timeout has passed: one the handler holds is taken
+ * from it first (`closed`, as if the client had left), one still arriving is refused. Returns the
+ * milliseconds until the next deadline, or -1 when none is pending. */
+static int sweep_deadlines(rpc_server *s)
+{
+    if (s->n_deadlines <= 0)
+        return -1;
+    int64_t now = now_ms(), next = -1;
+    for (conn *c = s->conns, *cn; c; c = cn) {
+        cn = c->next; /* a connection closed below moves to the graveyard's list */
+        if (c->dead)
+            continue;
+    rescan: /* an answer may free its call (the stream closes), or close the whole connection */
+        for (rpc_call *call = c->calls; call; call = call->next) {
+            if (!call->deadline_ms || call->replied)
+                continue;
+            if (call->deadline_ms > now) {
+                if (next < 0 || call->deadline_ms - now < next)
+                    next = call->deadline_ms - now;
+                continue;
+            }
+            s->st.deadlines_exceeded++;
+            if (call->dispatched) {
+                s->cfg.closed(s->cfg.ctx, call);
+                slog(s, RPC_LOG_INFO, "%s: %s: the deadline (grpc-timeout) passed before the answer",
+                     c->peer, call->path);
+                rpc_call_reply(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the answer",
+                               NULL, 0);
+            } else {
+                call_refuse(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the "
+                                                         "request arrived whole");
+            }
+            if (c->dead)
+                break;
+            goto rescan;
+        }
+    }
+    return next < 0 ? -1 : next > INT_MAX ? INT_MAX : (int)next;
+}
+
 int rpc_server_run(rpc_server *s)
 {
     struct epoll_event evs[64];
@@ -1140,6 +1227,9 @@ int rpc_server_run(rpc_server *s)
         }
         if (s->conns && s->cfg.idle_timeout_ms >= 0 && (timeout < 0 || timeout > 1000))
             timeout = 1000; /* the idle sweep's period */
+        int due = sweep_deadlines(s);
+        if (due >= 0 && (timeout < 0 || timeout > due))
+            timeout = due;
         int n = epoll_wait(s->ep, evs, 64, timeout);
         if (n < 0) {
             if (errno == EINTR)

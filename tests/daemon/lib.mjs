@@ -104,6 +104,11 @@ export function call(c, method, req, deadlineMs) {
   });
 }
 
+// The request message of a method, encoded as the generated client would (for raw HTTP/2 calls).
+export function encode(method, req) {
+  return pkg.ProvingEngine.service[method].requestSerialize(req);
+}
+
 // A unary call with raw bytes as the request message (to send malformed protobuf).
 export function rawCall(c, method, bytes) {
   return new Promise((resolve) => {

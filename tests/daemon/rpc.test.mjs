@@ -4,7 +4,7 @@
 // Usage: node rpc.test.mjs BUILD_DIR WORK_DIR   (WORK_DIR holds bits.params / bits.vk from `cuzk setup`)
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, Daemon, Status, client, call, rawCall, h2Request, h2Status, rawSocket, grpcFrame, ok, finish,
+import { ROOT, Daemon, Status, client, call, rawCall, encode, h2Request, h2Status, rawSocket, grpcFrame, ok, finish,
          verifyProofs, verifyStatus, sleep, METHOD } from './lib.mjs';
 
 const [build, work] = process.argv.slice(2);
@@ -227,6 +227,32 @@ ok(mode === 0o660, 'the unix socket has mode 0660 by default', mode.toString(8))
      '... GetStatus no longer lists it and the key bytes are back', st2.loaded_srs);
   const ev3 = await call(U, 'EvictSRS', { circuit_id: 'synth-porep-14' });
   ok(!ev3.err && ev3.res.was_loaded === false, 'EvictSRS of an unloaded circuit: was_loaded false', ev3.res);
+  // grpc-timeout, the client's deadline, sent by hand (grpc-js would also give up on its own at the deadline)
+  const hdr = (m, t) => ({ ':method': 'POST', ':path': METHOD(m), 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': t });
+  const t2 = Date.now();
+  const dp = h2Status(await h2Request('http://localhost', SOCK, hdr('Prove', '400000u'),
+    grpcFrame(encode('Prove', { submit: { ...long, request_id: 'long-p' } }))));
+  const dt2 = Date.now() - t2;
+  ok(dp.code === Status.DEADLINE_EXCEEDED && dt2 >= 350 && dt2 < 3000, `Prove with grpc-timeout 400000u: DEADLINE_EXCEEDED after ${dt2} ms`, dp);
+  const t1 = Date.now();
+  const dl = h2Status(await h2Request('http://localhost', SOCK, hdr('AwaitProof', '300m'), grpcFrame(encode('AwaitProof', { job_id: 'long-p' }))));
+  const dt1 = Date.now() - t1;
+  ok(dl.code === Status.DEADLINE_EXCEEDED && /grpc-timeout/.test(dl.message) && dt1 >= 250 && dt1 < 3000,
+     `AwaitProof with grpc-timeout 300m: DEADLINE_EXCEEDED from the daemon after ${dt1} ms`, dl);
+  const cp = await call(U, 'CancelProof', { job_id: 'long-p' });
+  ok(!cp.err && cp.res.cancelled === true, '... its job went on (cancelled here, unfinished)', cp.err?.message || cp.res);
+  const rp = await call(U, 'AwaitProof', { job_id: 'long-p' });
+  ok(!rp.err && rp.res.status === 'CANCELLED', '... and AwaitProof then answers CANCELLED', rp.err?.message || rp.res);
+  const d0 = h2Status(await h2Request('http://localhost', SOCK, hdr('GetStatus', '0n'), grpcFrame(Buffer.alloc(0))));
+  ok(d0.code === Status.DEADLINE_EXCEEDED, 'GetStatus with grpc-timeout 0n: DEADLINE_EXCEEDED before it starts', d0);
+  for (const bad of ['5', 'm', '123456789m', '10x', '-1S', '1.5S']) {
+    const b = h2Status(await h2Request('http://localhost', SOCK, hdr('GetStatus', bad), grpcFrame(Buffer.alloc(0))));
+    ok(b.code === Status.INVALID_ARGUMENT && /malformed grpc-timeout/.test(b.message), `grpc-timeout "${bad}": INVALID_ARGUMENT`, b);
+  }
+  const g = h2Status(await h2Request('http://localhost', SOCK, hdr('GetStatus', '99999999H'), grpcFrame(Buffer.alloc(0))));
+  ok(g.code === Status.OK, 'GetStatus with grpc-timeout 99999999H (the longest): answered', g);
+  const st3 = (await call(U, 'GetStatus', {})).res;
+  ok(st3.total_proofs_cancelled === 3, '... GetStatus counts the third cancelled job', st3.total_proofs_cancelled);
   ok(st2.total_proofs_cancelled === 2, 'GetStatus counts the two cancelled jobs', st2.total_proofs_cancelled);
 }
 
@@ -238,7 +264,8 @@ ok(mode === 0o660, 'the unix socket has mode 0660 by default', mode.toString(8))
   const val = (name) => Number((txt.match(new RegExp(`^${name} (\\S+)$`, 'm')) || [])[1]);
   ok(!m.err && val('cuzk_proofs_completed_total') === st.total_proofs_completed && st.total_proofs_completed === 23,
      'GetMetrics: cuzk_proofs_completed_total matches GetStatus (23 jobs)', txt.slice(0, 200));
-  ok(val('cuzk_proofs_failed_total') === 1 && val('cuzk_proofs_cancelled_total') === 2, 'GetMetrics: 1 failed, 2 cancelled', txt);
+  ok(val('cuzk_proofs_failed_total') === 1 && val('cuzk_proofs_cancelled_total') === 3, 'GetMetrics: 1 failed, 3 cancelled', txt);
+  ok(val('cuzk_grpc_deadlines_exceeded_total') === 3, 'GetMetrics: 3 calls past their grpc-timeout', txt);
   ok(val('cuzk_witnesses_unpacked_total') === 0, 'GetMetrics: no witness sent whole (the CPU backend takes none packed)', txt);
   ok(st.pinned_memory_bytes === 0 && st.memory_used_bytes > 0 && val('cuzk_memory_pinned_bytes') === 0,
      'GetStatus and GetMetrics: no page-locked buffers on the CPU backend after 23 jobs, the budget in use',

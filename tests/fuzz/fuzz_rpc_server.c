@@ -152,9 +152,10 @@ static ssize_t seed_read(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t 
 }
 
 /* One connection: listener byte 0 (gRPC), the client preface and SETTINGS, then the calls: each a
- * POST to paths[i] with the DATA bodies[i] (its own bytes, prefix included) cut into frames of `frame`. */
+ * POST to paths[i] with the DATA bodies[i] (its own bytes, prefix included) cut into frames of `frame`,
+ * with a grpc-timeout header when timeout is not NULL. */
 static void seed_grpc(const char *dir, const char *name, int n, const char *const *paths, const bytes *bodies,
-                      size_t frame, const char *ctype)
+                      size_t frame, const char *ctype, const char *timeout)
 {
     bytes out = {0};
     put(&out, "\0", 1);
@@ -175,9 +176,11 @@ static void seed_grpc(const char *dir, const char *name, int n, const char *cons
             {(uint8_t *)":authority", (uint8_t *)"localhost", 10, 9, NGHTTP2_NV_FLAG_NONE},
             {(uint8_t *)"content-type", (uint8_t *)ctype, 12, strlen(ctype), NGHTTP2_NV_FLAG_NONE},
             {(uint8_t *)"te", (uint8_t *)"trailers", 2, 8, NGHTTP2_NV_FLAG_NONE},
+            {(uint8_t *)"grpc-timeout", (uint8_t *)(timeout ? timeout : ""), 12, timeout ? strlen(timeout) : 0,
+             NGHTTP2_NV_FLAG_NONE},
         };
         nghttp2_data_provider prd = {.source = {.ptr = &bs[i]}, .read_callback = seed_read};
-        require(nghttp2_submit_request(h2, NULL, hd, 6, &prd, NULL) > 0, "nghttp2 request");
+        require(nghttp2_submit_request(h2, NULL, hd, timeout ? 7 : 6, &prd, NULL) > 0, "nghttp2 request");
     }
     require(nghttp2_session_send(h2) == 0, "nghttp2 send");
     nghttp2_session_del(h2);
@@ -213,17 +216,20 @@ static void write_seeds(const char *dir)
     mkdir(dir, 0755);
     const char *echo[] = {"/t/Echo", "/t/Hold", "/t/Nope", "/t/Echo"};
     bytes m[4] = {message(0, 11, 11), message(0, 3, 3), message(0, 0, 0), message(0, 100, 100)};
-    seed_grpc(dir, "echo", 1, echo, m, 16384, "application/grpc");
-    seed_grpc(dir, "four-calls", 4, echo, m, 16384, "application/grpc+proto");
-    seed_grpc(dir, "frames-of-3", 1, echo + 3, m + 3, 3, "application/grpc");
-    seed_grpc(dir, "hold", 1, echo + 1, m + 1, 16384, "application/grpc");
+    seed_grpc(dir, "echo", 1, echo, m, 16384, "application/grpc", NULL);
+    seed_grpc(dir, "four-calls", 4, echo, m, 16384, "application/grpc+proto", NULL);
+    seed_grpc(dir, "frames-of-3", 1, echo + 3, m + 3, 3, "application/grpc", NULL);
+    seed_grpc(dir, "hold", 1, echo + 1, m + 1, 16384, "application/grpc", NULL);
     bytes bad[4] = {message(0, 2, 9), message(0, 9, 2), message(1, 4, 4), message(0, 5000, 0)};
-    seed_grpc(dir, "prefix-short", 1, echo, bad, 16384, "application/grpc");
-    seed_grpc(dir, "prefix-long", 1, echo, bad + 1, 16384, "application/grpc");
-    seed_grpc(dir, "compressed", 1, echo, bad + 2, 16384, "application/grpc");
-    seed_grpc(dir, "too-large", 1, echo, bad + 3, 16384, "application/grpc");
-    seed_grpc(dir, "prefix-short-frames", 1, echo, bad, 2, "application/grpc");
-    seed_grpc(dir, "not-grpc", 1, echo, m, 16384, "text/plain");
+    seed_grpc(dir, "prefix-short", 1, echo, bad, 16384, "application/grpc", NULL);
+    seed_grpc(dir, "prefix-long", 1, echo, bad + 1, 16384, "application/grpc", NULL);
+    seed_grpc(dir, "compressed", 1, echo, bad + 2, 16384, "application/grpc", NULL);
+    seed_grpc(dir, "too-large", 1, echo, bad + 3, 16384, "application/grpc", NULL);
+    seed_grpc(dir, "prefix-short-frames", 1, echo, bad, 2, "application/grpc", NULL);
+    seed_grpc(dir, "not-grpc", 1, echo, m, 16384, "text/plain", NULL);
+    seed_grpc(dir, "hold-deadline", 1, echo + 1, m + 1, 16384, "application/grpc", "1m");
+    seed_grpc(dir, "deadline-passed", 4, echo, m, 16384, "application/grpc", "0n");
+    seed_grpc(dir, "deadline-malformed", 1, echo, m, 16384, "application/grpc", "1.5S");
     for (int i = 0; i < 4; i++)
         free(m[i].p), free(bad[i].p);
     seed_http(dir, "http-health", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");

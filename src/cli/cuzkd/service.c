@@ -1201,6 +1201,9 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
 #endif
     METRIC("cuzk_grpc_calls_total", "counter", "gRPC calls received.");
     sb_printf(&b, "cuzk_grpc_calls_total %" PRIu64 "\n", rs.calls);
+    METRIC("cuzk_grpc_deadlines_exceeded_total", "counter",
+           "Calls answered DEADLINE_EXCEEDED because the client's grpc-timeout passed first.");
+    sb_printf(&b, "cuzk_grpc_deadlines_exceeded_total %" PRIu64 "\n", rs.deadlines_exceeded);
     METRIC("cuzk_connections_open", "gauge", "Open client connections.");
     sb_printf(&b, "cuzk_connections_open %" PRIu64 "\n", rs.connections_open);
     METRIC("cuzk_connections_idle_closed_total", "counter",
@@ -1508,7 +1511,8 @@ void cuzkd_service_closed(void *ctx, rpc_call *call)
         }
     for (job *j = svc->jobs; j; j = j->next) /* the loop alone writes submit_call */
         if (j->submit_call == call) {
-            LOG_INFO("job %s: the client left before the answer; the job goes on (AwaitProof can fetch it)",
+            LOG_INFO("job %s: the call ended before the answer (the client left, or its grpc-timeout passed); "
+                     "the job goes on (AwaitProof can fetch it)",
                      j->id);
             j->submit_call = NULL;
             return;
