@@ -97,7 +97,7 @@ static const struct {
     [F_KEY_VRAM] = {"--key-vram", NULL, "SIZE", "GPU: device bytes for resident proving keys per device; a key beyond it is streamed from host memory (default 0: as many as fit)"},
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
-    [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the witness check after synthesis (verification stays)"},
+    [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the a.b = c witness check (after synthesis, or in the device phase with device evaluation); verification stays"},
     [F_NO_ZPACK] = {"--no-zpack", NULL, NULL, "GPU, device evaluation: send each witness whole (default: packed by synthesis, 3 bits a 0 or 1 value, expanded on the device)"},
     [F_KEY_FORM] = {"--key-form", NULL, "NAME", "the workload's key: coset (default: h over the coset's Lagrange basis, C's share folded into l; two NTTs fewer a partition, docs/design/021), bellperson (the .params layout) or converted (made in bellperson's form, then converted without the toxic waste as `cuzk coset-key` does, timed; docs/design/022); the same proofs"},
     [F_TIMELINE] = {"--timeline", NULL, "FILE", "write the TIMELINE events (JSON Lines) to FILE"},
@@ -135,11 +135,12 @@ static const command CMD_SWEEP = {
     "combinations with j > c are skipped) runs a batch on a fresh engine with gw GPU workers per device:\n"
     "c proofs, j in flight, every proof verified. Progress goes to stderr; stdout gets one markdown\n"
     "table, a row per combination: wall time, s/proof overall and in the steady state (first to last\n"
-    "delivery), latency p50/p95, kernel utilization (the union of kernel intervals over the wall time,\n"
-    "mean over devices), budget peak, and the host's peak resident memory (VmHWM) during the\n"
-    "combination: the high-water mark is reset through /proc/self/clear_refs before each one; where\n"
-    "that is refused the figure is the process maximum so far, marked *. A failing combination is\n"
-    "reported in its row and makes the exit status 1; the sweep goes on.",
+    "delivery), kernel s/proof (device-seconds per proof), latency p50/p95, kernel utilization (the\n"
+    "union of kernel intervals over the wall time, mean over devices), budget peak, and the host's\n"
+    "peak resident memory (VmHWM) during the combination: the high-water mark is reset through\n"
+    "/proc/self/clear_refs before each one; where that is refused the figure is the process maximum\n"
+    "so far, marked *. A failing combination is reported in its row and makes the exit status 1;\n"
+    "the sweep goes on.",
     SWEEP_FLAGS};
 static const command CMD_REPORT = {
     "timeline report", "FILE [--svg OUT.svg]", "explain a TIMELINE file",
