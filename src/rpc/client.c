@@ -302,9 +302,22 @@ int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_
                        HNV(":authority", c->authority),
                        HNV("content-type", "application/grpc"),
                        HNV("te", "trailers"),
-                       HNV("user-agent", "cuzk-rpc-client/1")};
+                       HNV("user-agent", "cuzk-rpc-client/1"),
+                       HNV("grpc-timeout", "")};
+    /* the deadline travels with the call, so the server stops serving it when the client gives up */
+    char tmo[16];
+    size_t nhd = sizeof hd / sizeof hd[0] - 1;
+    if (timeout_ms > 0) {
+        if (timeout_ms <= 99999999)
+            snprintf(tmo, sizeof tmo, "%dm", timeout_ms);
+        else
+            snprintf(tmo, sizeof tmo, "%dS", (timeout_ms + 999) / 1000);
+        hd[nhd].value = (uint8_t *)tmo;
+        hd[nhd].valuelen = strlen(tmo);
+        nhd++;
+    }
     nghttp2_data_provider prd = {.read_callback = c_read_cb};
-    c->stream_id = nghttp2_submit_request(c->h2, NULL, hd, sizeof hd / sizeof hd[0], &prd, NULL);
+    c->stream_id = nghttp2_submit_request(c->h2, NULL, hd, nhd, &prd, NULL);
     if (c->stream_id < 0) {
         free(framed);
         return rpc_fail(err, errlen, "cannot start a call: %s", nghttp2_strerror(c->stream_id));

@@ -15,7 +15,8 @@
  *   - every call but AwaitProof and Prove is answered within 5 s, with a gRPC
  *     status in 0..16 (those two wait for their job, up to 8 s an input in all;
  *     with the bit a call gives up after 200 ms, and its job goes on without its
- *     client);
+ *     client); the deadline travels as grpc-timeout, so the server may answer
+ *     DEADLINE_EXCEEDED first, which for the other calls is a failure too;
  *   - an answer with status OK decodes as the method's response message;
  *   - a Prove or AwaitProof answered COMPLETED carries a 192-byte proof;
  *   - ASan and UBSan see no fault in the daemon's threads.
@@ -229,6 +230,11 @@ static int one_call(rpc_client *c, int m, const uint8_t *req, size_t len, int de
         return -1;
     }
     require(status >= 0 && status <= 16, "a gRPC status outside 0..16");
+    if (status == RPC_DEADLINE_EXCEEDED && !may_wait) { /* the deadline travels as grpc-timeout */
+        fprintf(stderr, "fuzz_daemon_service: %s not answered within %d ms: the server says %s\n", METHODS[m],
+                deadline_ms, msg);
+        abort();
+    }
     if (status == RPC_OK) {
         ProtobufCMessage *r = protobuf_c_message_unpack(RESPONSES[m], NULL, rlen, resp);
         require(r != NULL, "an OK answer that does not decode as the method's response");
