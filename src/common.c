@@ -8,11 +8,15 @@
 #include "cuzk/common.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *cuzk_strerror(int code)
@@ -109,4 +113,41 @@ int cuzk_stdout_finish(void)
     if (fflush(stdout) != 0 || ferror(stdout))
         return errno ? errno : EIO;
     return 0;
+}
+
+/* The directory part of path resolved, then "/" and the last component, into out (PATH_MAX bytes);
+ * false when the directory does not resolve or the result does not fit. */
+static bool resolved_name(const char *path, char *out)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *base = slash ? slash + 1 : path;
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return false;
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    } else {
+        strcpy(dir, ".");
+    }
+    if (!realpath(dir, real))
+        return false;
+    return snprintf(out, PATH_MAX, "%s/%s", strcmp(real, "/") ? real : "", base) < PATH_MAX;
+}
+
+bool cuzk_same_file(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    if (!strcmp(a, b))
+        return true;
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb) /* one exists, the other does not: different */
+        return false;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return resolved_name(a, ra) && resolved_name(b, rb) && !strcmp(ra, rb);
 }

@@ -9,6 +9,7 @@
 #ifndef CUZK_COMMON_H
 #define CUZK_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,11 @@ void cuzk_temp_untrack(const char *path);
  * failure (EIO when an earlier write failed and left no errno). For the programs' last step, so that a
  * full disk or a closed reader behind `> file` is not an exit 0 with the output lost. */
 int cuzk_stdout_finish(void);
+
+/* Whether paths a and b name one file: the same existing file (device and inode: links and other
+ * spellings included), or, where either does not exist yet, the same name in the same directory (the
+ * directories resolved). For refusing an output that would overwrite an input or another output. */
+bool cuzk_same_file(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

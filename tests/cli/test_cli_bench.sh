@@ -174,6 +174,9 @@ run "$BENCH" single "${TINY[@]}" --proofs-out "$TMP/missing-dir/p.bin"
 expect_fail "--proofs-out into a missing directory"
 grep -q 'building workload' "$TMP/stderr" && fail "--proofs-out: the bad destination was found after the build" ||
     pass "--proofs-out: a bad destination fails before the workload is built"
+run "$BENCH" single "${TINY[@]}" --timeline "$TMP/same.out" --proofs-out "$TMP/./same.out"
+expect_usage "--timeline and --proofs-out naming one file"
+expect_err 'name one file' "... says so"
 for dest in "$TMP/missing-dir/t.jsonl" "$TMP"; do
     run "$BENCH" batch "${TINY[@]}" --timeline "$dest" --proofs-out "$TMP/tl-probe.bin"
     expect_fail "--timeline $dest (a missing directory, a directory)"
@@ -454,6 +457,12 @@ if grep -q 'timeline report' "$TMP/stdout"; then
         expect_only "$TMP/fz" "... the old file stands, nothing else" "t.svg=old svg"
         rm "$TMP/fz/t.svg"
     done
+    cp "$TMP/batch.jsonl" "$TMP/keep.jsonl"
+    run "$BENCH" timeline report "$TMP/batch.jsonl" --svg "$TMP/../$(basename "$TMP")/batch.jsonl"
+    expect_usage "timeline report --svg naming its own TIMELINE file"
+    expect_err 'is the TIMELINE file' "... says so"
+    cmp -s "$TMP/batch.jsonl" "$TMP/keep.jsonl" && pass "... and the TIMELINE is as it was" ||
+        fail "the TIMELINE file was changed"
     run "$BENCH" timeline report "$TMP/nonexistent.jsonl"
     expect_fail "timeline report of a missing file"
     run "$BENCH" timeline report

@@ -46,6 +46,45 @@ cuts() { # cuts SIZE: offsets to cut a file of SIZE bytes at
     echo 0 3 4 11 12 40 100 $(($1 / 2)) $(($1 - 1))
 }
 
+# An output naming an input (however spelled: ./name, ../dir/name, a symbolic link) or another output is
+# a usage error before any work; every input is left as it was.
+check_output_names() {
+    local d=$TMP/names
+    mkdir -p "$d"
+    cp "$MUL/circuit.zkey" "$MUL/witness.wtns" "$MUL/circuit.r1cs" "$d/"
+    ln -s circuit.zkey "$d/link.zkey"
+    local sums
+    sums=$(cd "$d" && sha256sum circuit.zkey witness.wtns circuit.r1cs)
+    cd "$d"
+    run "$CUZK" prove circuit.zkey witness.wtns ./witness.wtns public.json
+    expect 2 "prove: proof.json naming the witness: usage error"
+    expect_err "prove: the output ./witness.wtns is the input witness.wtns" "... saying which"
+    run "$CUZK" prove circuit.zkey witness.wtns proof.json link.zkey
+    expect 2 "prove: public.json a link to the key: usage error"
+    run "$CUZK" prove circuit.zkey witness.wtns p.json "../names/p.json"
+    expect 2 "prove: proof.json and public.json one file spelled twice: usage error"
+    expect_err "prove: two outputs name one file" "... saying so"
+    run "$CUZK" prove circuit.zkey witness.wtns p.json q.json --check-witness q.json
+    expect 2 "prove: public.json naming the --check-witness circuit: usage error"
+    run "$CUZK" setup circuit.r1cs circuit.r1cs
+    expect 2 "setup: the key naming the circuit: usage error"
+    run "$CUZK" setup circuit.r1cs k.params k.params
+    expect 2 "setup: the .params and .vk one file: usage error"
+    run "$CUZK" setup circuit.r1cs k.params circuit.r1cs
+    expect 2 "setup: the .vk naming the circuit: usage error"
+    run "$CUZK" prove-params k.params circuit.r1cs witness.wtns "$d/witness.wtns"
+    expect 2 "prove-params: proof.bin naming the witness: usage error"
+    run "$CUZK" coset-key k.params circuit.r1cs ./k.params
+    expect 2 "coset-key: the coset key naming the .params: usage error"
+    [ "$(sha256sum circuit.zkey witness.wtns circuit.r1cs)" = "$sums" ] && pass "... every input as it was" ||
+        fail "an input was changed"
+    [ -z "$(ls -A | grep -v -e '^circuit\.' -e '^witness\.wtns$' -e '^link\.zkey$')" ] &&
+        pass "... and nothing written" || fail "written: $(ls -A)"
+    run "$CUZK" prove circuit.zkey witness.wtns proof.json public.json
+    expect 0 "prove: the same command with distinct outputs works"
+    cd - >/dev/null
+}
+
 check_truncated() {
     local n f
     n=$(stat -c %s "$MUL/circuit.zkey")
@@ -241,6 +280,7 @@ check_stdout_full() {
     expect_err '^cuzk: cannot write the standard output' "... and the lost OK is reported"
 }
 
+check_output_names
 check_truncated
 check_mismatch
 check_stdout_full

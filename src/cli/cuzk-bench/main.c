@@ -499,6 +499,8 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
     if (o->cfg.devices && listed && o->cfg.devices != listed)
         return usage_error(c, "--devices %d but --device-ids names %d device%s (give one or the other)",
                            o->cfg.devices, listed, listed == 1 ? "" : "s");
+    if (o->timeline && o->proofs_out && cuzk_same_file(o->timeline, o->proofs_out))
+        return usage_error(c, "--timeline and --proofs-out name one file (%s and %s)", o->timeline, o->proofs_out);
     return BENCH_OK;
 }
 
@@ -523,6 +525,8 @@ static int run_report(int argc, char **argv)
     }
     if (!path || !path[0])
         return usage_error(c, "expects a TIMELINE file");
+    if (svg && cuzk_same_file(path, svg))
+        return usage_error(c, "--svg %s is the TIMELINE file %s: writing it would destroy it", svg, path);
     return bench_report(path, svg);
 }
 

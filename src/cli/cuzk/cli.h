@@ -70,6 +70,9 @@ struct cli_command {
     unsigned flags;       /* CLI_F_* accepted */
     int min_pos, max_pos;
     int (*run)(const cli_args *a);
+    unsigned outputs;      /* bit i: positional argument i is a file the command writes; the others are read.
+                              Before the command runs, an output naming an input or another output (the same
+                              file however spelled) is a usage error, so that nothing is overwritten */
     bool status_is_answer; /* the exit status answers (verify): a failed stdout does not change it */
 };
 

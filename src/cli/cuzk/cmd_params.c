@@ -234,6 +234,7 @@ const cli_command cli_cmd_prove_params = {
     .min_pos = 4,
     .max_pos = 4,
     .run = run_prove_params,
+    .outputs = 1u << 3, /* proof.bin */
 };
 
 /* ---- coset-key ---------------------------------------------------------------------- */
@@ -315,6 +316,7 @@ const cli_command cli_cmd_coset_key = {
     .min_pos = 3,
     .max_pos = 3,
     .run = run_coset_key,
+    .outputs = 1u << 2, /* the coset key file */
 };
 
 /* ---- verify-params ------------------------------------------------------------------ */

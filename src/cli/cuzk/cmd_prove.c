@@ -197,10 +197,6 @@ static int write_outputs(prove_job *j)
 static int run_prove(const cli_args *a)
 {
     const char *proof_path = a->pos[2], *public_path = a->pos[3];
-    if (!strcmp(proof_path, public_path)) {
-        cli_error("prove: proof.json and public.json must be different files (both are %s)", proof_path);
-        return CLI_USAGE;
-    }
     prove_job j;
     memset(&j, 0, sizeof j);
     j.proof_out.fd = j.public_out.fd = -1;
@@ -254,4 +250,5 @@ const cli_command cli_cmd_prove = {
     .min_pos = 4,
     .max_pos = 4,
     .run = run_prove,
+    .outputs = 1u << 2 | 1u << 3, /* proof.json, public.json */
 };

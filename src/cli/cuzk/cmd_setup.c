@@ -163,10 +163,6 @@ static int run_setup(const cli_args *a)
         }
         return run_setup_zkey(a);
     }
-    if (a->n_pos > 2 && !strcmp(a->pos[1], a->pos[2])) {
-        cli_error("setup: the .params and .vk outputs must be different files");
-        return CLI_USAGE;
-    }
     cli_out params_out = {0}, vk_out = {0};
     if (cli_input_ok(a->pos[0]) || cli_out_open(&params_out, a->pos[1]) ||
         (a->n_pos > 2 && cli_out_open(&vk_out, a->pos[2]))) {
@@ -223,4 +219,5 @@ const cli_command cli_cmd_setup = {
     .min_pos = 2,
     .max_pos = 3,
     .run = run_setup,
+    .outputs = 1u << 1 | 1u << 2, /* the key, the .vk */
 };

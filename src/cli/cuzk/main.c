@@ -231,6 +231,37 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
+/* An output that names an input (positional or --check-witness) or another output is refused before any
+ * work: writing it would destroy what the command reads, or one output would replace the other. */
+static int check_outputs(const cli_args *a)
+{
+    const char *name = a->cmd->name;
+    for (int i = 0; i < a->n_pos; i++) {
+        if (!(a->cmd->outputs >> i & 1))
+            continue;
+        for (int j = 0; j < a->n_pos; j++) {
+            if (j == i || !cuzk_same_file(a->pos[i], a->pos[j]))
+                continue;
+            if (a->cmd->outputs >> j & 1) {
+                if (j > i) {
+                    cli_error("%s: two outputs name one file (%s and %s)", name, a->pos[i], a->pos[j]);
+                    return CLI_USAGE;
+                }
+            } else {
+                cli_error("%s: the output %s is the input %s: writing it would destroy it", name, a->pos[i],
+                          a->pos[j]);
+                return CLI_USAGE;
+            }
+        }
+        if (a->check_witness && cuzk_same_file(a->pos[i], a->check_witness)) {
+            cli_error("%s: the output %s is the --check-witness input %s: writing it would destroy it", name,
+                      a->pos[i], a->check_witness);
+            return CLI_USAGE;
+        }
+    }
+    return CLI_OK;
+}
+
 static int run_command(const cli_command *c, int argc, char **argv)
 {
     if (has_help(argc, argv)) {
@@ -247,6 +278,8 @@ static int run_command(const cli_command *c, int argc, char **argv)
         return rc;
     if ((c->flags & CLI_F_PROGRESS) && isatty(STDERR_FILENO))
         a.progress = true;
+    if ((rc = check_outputs(&a)) != CLI_OK)
+        return rc;
     return c->run(&a);
 }
 
