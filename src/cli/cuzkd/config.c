@@ -12,6 +12,7 @@
  * wrong type. Sizes are integers (bytes) or strings such as "64GiB"; durations
  * integers (seconds) or strings such as "30s", "5m".
  */
+#define _GNU_SOURCE /* asprintf */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/common.h"
 #include "daemon.h"
 
 #define DEFAULT_LISTEN "unix:///run/curio/cuzk.sock"
@@ -836,7 +838,28 @@ int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen)
                      c->synth_default_scale, c->synth_max_scale);
     if (c->max_message < 1024 || c->max_message > ((uint64_t)1 << 31))
         return rpc_fail(err, errlen, "limits.max_message_size must be from 1 KiB to 2 GiB");
+    for (int i = 0; c->log_file && i < c->n_circuits; i++) { /* log lines appended to a key would ruin it */
+        const char *files[2] = {c->circuits[i].params, c->circuits[i].r1cs};
+        for (int k = 0; k < 2; k++) {
+            char *p = cuzkd_config_path(c, files[k]);
+            bool same = p && cuzk_same_file(c->log_file, p);
+            free(p);
+            if (same)
+                return rpc_fail(err, errlen, "logging.file %s is the %s file of circuit '%s': the log would write into it",
+                                c->log_file, k ? "r1cs" : "params", c->circuits[i].id);
+        }
+    }
     return 0;
+}
+
+char *cuzkd_config_path(const cuzkd_config *c, const char *p)
+{
+    char *out;
+    if (p[0] == '/' || !c->param_cache)
+        out = strdup(p);
+    else if (asprintf(&out, "%s/%s", c->param_cache, p) < 0)
+        out = NULL;
+    return out;
 }
 
 /* s (NULL: "") as a basic string the reader takes back: quotes, backslashes, newlines and tabs escaped. */

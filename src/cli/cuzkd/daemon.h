@@ -90,8 +90,12 @@ int cuzkd_config_add_listen(cuzkd_config *c, const char *addr, char *err, size_t
 void cuzkd_config_clear_listen(cuzkd_config *c);
 int cuzkd_config_add_circuit(cuzkd_config *c, const char *id, const char *params, const char *r1cs, char *err,
                              size_t errlen);
-/* Checks the values against each other (duplicate circuit ids, scales in range...). */
+/* Checks the values against each other (duplicate circuit ids, scales in range, a log file that is one
+ * of the circuits' files...). */
 int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen);
+/* A circuit's file path as the daemon opens it: p itself when absolute or without srs.param_cache, else
+ * param_cache/p. malloc'd (NULL when out of memory). */
+char *cuzkd_config_path(const cuzkd_config *c, const char *p);
 /* The effective settings as TOML, for --print-config. */
 void cuzkd_config_print(FILE *f, const cuzkd_config *c);
 

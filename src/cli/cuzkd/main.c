@@ -25,6 +25,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cuzk/common.h"
 #include "daemon.h"
 
 enum {
@@ -392,6 +393,12 @@ int main(int argc, char **argv)
     }
     if (cuzkd_config_check(&cfg, err, sizeof err) != 0) {
         fprintf(stderr, "cuzkd: %s\n", err);
+        cuzkd_config_free(&cfg);
+        return 2;
+    }
+    if (cfg.log_file && config_path && cuzk_same_file(cfg.log_file, config_path)) {
+        fprintf(stderr, "cuzkd: logging.file %s is the config file %s: the log would write into it\n", cfg.log_file,
+                config_path);
         cuzkd_config_free(&cfg);
         return 2;
     }

@@ -238,17 +238,6 @@ static int code_of(int cuzk_rc)
 
 /* ---- circuits ----------------------------------------------------------------------------- */
 
-static char *resolve(const cuzkd_config *cfg, const char *p)
-{
-    char *out;
-    if (p[0] == '/' || !cfg->param_cache) {
-        out = strdup(p);
-    } else if (asprintf(&out, "%s/%s", cfg->param_cache, p) < 0) {
-        out = NULL;
-    }
-    return out;
-}
-
 /* The circuit called id (registered, or a valid synth-porep-<LG>, created on first mention); NULL with
  * code/err if there is none. svc->mu held. */
 static circuit *circuit_find(cuzkd_service *svc, const char *id, int *code, char *err, size_t errlen)
@@ -1726,8 +1715,8 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     svc->backend_name = ec.backend->name;
     for (int i = 0; i < cfg->n_circuits; i++) {
         circuit *c = calloc(1, sizeof *c);
-        if (!c || !(c->params_path = resolve(cfg, cfg->circuits[i].params)) ||
-            !(c->r1cs_path = resolve(cfg, cfg->circuits[i].r1cs))) {
+        if (!c || !(c->params_path = cuzkd_config_path(cfg, cfg->circuits[i].params)) ||
+            !(c->r1cs_path = cuzkd_config_path(cfg, cfg->circuits[i].r1cs))) {
             if (c) {
                 free(c->params_path);
                 free(c);
