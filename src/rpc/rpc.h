@@ -178,8 +178,9 @@ int rpc_client_open(rpc_client **out, const char *addr, char *err, size_t errlen
 void rpc_client_close(rpc_client *c);
 
 /* One unary call: sends req (len bytes) to method ("/cuzk.v1.ProvingEngine/Prove"), waits at most
- * timeout_ms (0: no limit; sent as grpc-timeout, so the server gives up too) and returns 0 with *status (gRPC code), message (grpc-message, decoded)
- * and, for RPC_OK, *resp (malloc'd, *resp_len bytes); or -1 with err when the transport failed. */
+ * timeout_ms (0: no limit; sent as grpc-timeout, so the server gives up too) and returns 0 with *status (gRPC
+ * code), message (grpc-message, decoded) and, for RPC_OK, *resp (malloc'd, *resp_len bytes); or -1 with err
+ * when the transport failed. */
 int rpc_client_call(rpc_client *c, const char *method, const uint8_t *req, size_t len, int timeout_ms,
                     int *status, char *message, size_t msglen, uint8_t **resp, size_t *resp_len, char *err,
                     size_t errlen);

@@ -94,8 +94,8 @@ struct rpc_call {
     size_t resp_len, resp_off;
     int code;
     char *message;
-    int64_t deadline_ms; /* from grpc-timeout: when the call expires (monotonic ms); 0 = never */
-    bool bad_timeout;    /* a grpc-timeout header that does not parse: refused at dispatch */
+    int64_t deadline_ms;   /* from grpc-timeout: when the call expires (monotonic ms); 0 = never */
+    bool bad_timeout;      /* a grpc-timeout header that does not parse: refused at dispatch */
     rpc_call *prev, *next; /* the connection's calls */
 };
 
@@ -601,8 +601,8 @@ static void call_dispatch(rpc_call *call)
                            "malformed grpc-timeout header (1 to 8 digits, then H, M, S, m, u or n)");
     if (call->deadline_ms && now_ms() >= call->deadline_ms) {
         s->st.deadlines_exceeded++;
-        return call_refuse(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the call "
-                                                        "could start");
+        return call_refuse(call, RPC_DEADLINE_EXCEEDED,
+                           "the deadline (grpc-timeout) passed before the call could start");
     }
     if (call->len < 5)
         return call_refuse(call, RPC_INVALID_ARGUMENT,
@@ -1194,13 +1194,13 @@ static int sweep_deadlines(rpc_server *s)
             s->st.deadlines_exceeded++;
             if (call->dispatched) {
                 s->cfg.closed(s->cfg.ctx, call);
-                slog(s, RPC_LOG_INFO, "%s: %s: the deadline (grpc-timeout) passed before the answer",
-                     c->peer, call->path);
-                rpc_call_reply(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the answer",
-                               NULL, 0);
+                slog(s, RPC_LOG_INFO, "%s: %s: the deadline (grpc-timeout) passed before the answer", c->peer,
+                     call->path);
+                rpc_call_reply(call, RPC_DEADLINE_EXCEEDED,
+                               "the deadline (grpc-timeout) passed before the answer", NULL, 0);
             } else {
-                call_refuse(call, RPC_DEADLINE_EXCEEDED, "the deadline (grpc-timeout) passed before the "
-                                                         "request arrived whole");
+                call_refuse(call, RPC_DEADLINE_EXCEEDED,
+                            "the deadline (grpc-timeout) passed before the request arrived whole");
             }
             if (c->dead)
                 break;

@@ -176,8 +176,8 @@ static void seed_grpc(const char *dir, const char *name, int n, const char *cons
             {(uint8_t *)":authority", (uint8_t *)"localhost", 10, 9, NGHTTP2_NV_FLAG_NONE},
             {(uint8_t *)"content-type", (uint8_t *)ctype, 12, strlen(ctype), NGHTTP2_NV_FLAG_NONE},
             {(uint8_t *)"te", (uint8_t *)"trailers", 2, 8, NGHTTP2_NV_FLAG_NONE},
-            {(uint8_t *)"grpc-timeout", (uint8_t *)(timeout ? timeout : ""), 12, timeout ? strlen(timeout) : 0,
-             NGHTTP2_NV_FLAG_NONE},
+            {(uint8_t *)"grpc-timeout", (uint8_t *)(timeout ? timeout : ""), 12,
+             timeout ? strlen(timeout) : 0, NGHTTP2_NV_FLAG_NONE},
         };
         nghttp2_data_provider prd = {.source = {.ptr = &bs[i]}, .read_callback = seed_read};
         require(nghttp2_submit_request(h2, NULL, hd, timeout ? 7 : 6, &prd, NULL) > 0, "nghttp2 request");

@@ -500,7 +500,8 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
         return usage_error(c, "--devices %d but --device-ids names %d device%s (give one or the other)",
                            o->cfg.devices, listed, listed == 1 ? "" : "s");
     if (o->timeline && o->proofs_out && cuzk_same_file(o->timeline, o->proofs_out))
-        return usage_error(c, "--timeline and --proofs-out name one file (%s and %s)", o->timeline, o->proofs_out);
+        return usage_error(c, "--timeline and --proofs-out name one file (%s and %s)", o->timeline,
+                           o->proofs_out);
     return BENCH_OK;
 }
 

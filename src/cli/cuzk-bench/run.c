@@ -725,7 +725,7 @@ int bench_run(const bench_opts *o)
     bench_out proofs = {0};
     if (o->proofs_out && bench_out_open(&proofs, o->proofs_out) != BENCH_OK)
         return BENCH_FAIL; /* before the workload: a bad destination fails at once */
-    if (o->timeline) { /* the same for the TIMELINE, which bench_batch opens: a probe, removed at once */
+    if (o->timeline) {     /* the same for the TIMELINE, which bench_batch opens: a probe, removed at once */
         cuzk_outfile probe;
         char who[PATH_MAX + 32];
         snprintf(who, sizeof who, "timeline: cannot write %s", o->timeline);

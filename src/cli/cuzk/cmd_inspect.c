@@ -536,8 +536,9 @@ const cli_command cli_cmd_inspect = {
             "on its curve and in the prime-order subgroup.\n"
             "\n"
             "--circuit NAME [--seed S] builds a named gadget circuit (SHA-256 blocks, Merkle insertion,\n"
-            "bit decomposition, packing, Poseidon, PoR paths, the Filecoin label) with the witness of seed S (default 1) and prints its\n"
-            "fingerprint: inputs, aux, constraints, nnz of A/B/C, densities, R1CS and witness digests.\n"
+            "bit decomposition, packing, Poseidon, PoR paths, the Filecoin label) with the witness of\n"
+            "seed S (default 1) and prints its fingerprint: inputs, aux, constraints, nnz of A/B/C,\n"
+            "densities, R1CS and witness digests.\n"
             "`--circuit list` lists the names.\n"
             "Exit status: 0 valid, 1 invalid or unrecognized, 2 usage error or unreadable file.",
     .flags = CLI_F_THREADS | CLI_F_DEEP | CLI_F_PROGRESS,

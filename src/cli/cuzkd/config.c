@@ -845,7 +845,8 @@ int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen)
             bool same = p && cuzk_same_file(c->log_file, p);
             free(p);
             if (same)
-                return rpc_fail(err, errlen, "logging.file %s is the %s file of circuit '%s': the log would write into it",
+                return rpc_fail(err, errlen,
+                                "logging.file %s is the %s file of circuit '%s': the log would write into it",
                                 c->log_file, k ? "r1cs" : "params", c->circuits[i].id);
         }
     }

@@ -397,8 +397,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (cfg.log_file && config_path && cuzk_same_file(cfg.log_file, config_path)) {
-        fprintf(stderr, "cuzkd: logging.file %s is the config file %s: the log would write into it\n", cfg.log_file,
-                config_path);
+        fprintf(stderr, "cuzkd: logging.file %s is the config file %s: the log would write into it\n",
+                cfg.log_file, config_path);
         cuzkd_config_free(&cfg);
         return 2;
     }

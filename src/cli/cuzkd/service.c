@@ -1500,9 +1500,10 @@ void cuzkd_service_closed(void *ctx, rpc_call *call)
         }
     for (job *j = svc->jobs; j; j = j->next) /* the loop alone writes submit_call */
         if (j->submit_call == call) {
-            LOG_INFO("job %s: the call ended before the answer (the client left, or its grpc-timeout passed); "
-                     "the job goes on (AwaitProof can fetch it)",
-                     j->id);
+            LOG_INFO(
+                "job %s: the call ended before the answer (the client left, or its grpc-timeout passed); "
+                "the job goes on (AwaitProof can fetch it)",
+                j->id);
             j->submit_call = NULL;
             return;
         }
