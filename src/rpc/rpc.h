@@ -25,8 +25,9 @@
  * concurrent streams per connection by max_streams (advertised in SETTINGS,
  * enforced by nghttp2). A call with a grpc-timeout header that is still
  * unanswered when it passes is answered DEADLINE_EXCEEDED by the loop, which
- * first takes it from the handler through `closed`. A connection that breaks the protocol (bad preface,
- * bad frames) is closed by nghttp2's GOAWAY; other connections never notice.
+ * first takes it from the handler through `closed`. A connection that breaks
+ * the protocol (bad preface, bad frames) is closed by nghttp2's GOAWAY; other
+ * connections never notice.
  *
  * Ownership of a call: the loop owns every rpc_call. The handler may keep the
  * pointer until it calls rpc_call_reply (after which the call is the loop's
