@@ -538,6 +538,35 @@ static void check_json(const fx *f)
     free(s);
 }
 
+/* Unused wires by the test's own scan of snarkjs's LC data: a wire is used when some term names it with
+ * a non-zero coefficient. Compared with cuzk_snarkjs_r1cs_unused (a bitmap over the library's CSR). */
+static void check_unused(const fx *f)
+{
+    const cuzk_snarkjs_r1cs *r = f->r1cs;
+    uint64_t pub = 0, prv = 0, want_pub = 0, want_prv = 0;
+    uint32_t first = 0, want_first = 0;
+    for (uint32_t wire = 1; wire < r->n_wires; wire++) {
+        bool used = false;
+        for (size_t i = 0; !used && i < 3 * (size_t)r->n_constraints; i++)
+            for (uint32_t k = 0; !used && k < f->lcs[i].n; k++)
+                used = f->lcs[i].wire[k] == wire && !cuzk_fr_is_zero(&f->lcs[i].coef[k]);
+        if (used)
+            continue;
+        if (!want_first)
+            want_first = wire;
+        if (wire <= r->n_pub_out + r->n_pub_in)
+            want_pub++;
+        else
+            want_prv++;
+    }
+    CHECK(
+        cuzk_snarkjs_r1cs_unused(r, &pub, &prv, &first) == CUZK_OK && pub == want_pub && prv == want_prv &&
+            first == want_first,
+        "%s: unused wires %llu public + %llu private (first %u), snarkjs's constraints say %llu + %llu (%u)",
+        f->name, (unsigned long long)pub, (unsigned long long)prv, first, (unsigned long long)want_pub,
+        (unsigned long long)want_prv, want_first);
+}
+
 static void test_fixture(const char *name, bool group_check)
 {
     fx f = {.name = name};
@@ -558,6 +587,8 @@ static void test_fixture(const char *name, bool group_check)
         check_coefs_vs_r1cs(&f);
         if (f.lcs && f.wtns->n == f.r1cs->n_wires)
             check_witness(&f);
+        if (f.lcs)
+            check_unused(&f);
         check_json(&f);
         rc = cuzk_snarkjs_zkey_check_points(f.zkey, group_check ? CUZK_DECODE_CHECK_GROUP : 0, err,
                                             sizeof err);
@@ -996,12 +1027,115 @@ static void test_paths(void)
     cuzk_snarkjs_zkey_free(NULL);
 }
 
+/* ---- unused wires on random constraint systems ---------------------------------- */
+
+static void put32(uint8_t **p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        *(*p)++ = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t **p, uint64_t v)
+{
+    put32(p, (uint32_t)v);
+    put32(p, (uint32_t)(v >> 32));
+}
+
+/* Random .r1cs files (no label section) of up to 200 wires and 40 constraints of 0-3 terms, an eighth of
+ * the coefficients zero, built here byte by byte; the expected unused wires come from the list of terms
+ * written, wire by wire. Each file also checks that a wire never named at all and one named only with a
+ * zero coefficient both count. */
+static void test_unused_random(int rounds)
+{
+    enum { MAXT = 40 * 3 * 3 };
+    for (int round = 0; round < rounds; round++) {
+        uint32_t n_wires = 2 + (uint32_t)(test_rand64() % 199);
+        uint32_t n_out = (uint32_t)(test_rand64() % 3) % n_wires, rest = n_wires - 1 - n_out;
+        uint32_t n_in = rest ? (uint32_t)(test_rand64() % (rest < 4 ? rest + 1 : 4)) : 0;
+        uint32_t n_prv = rest - n_in ? (uint32_t)(test_rand64() % (rest - n_in + 1)) : 0;
+        uint32_t n_cons = (uint32_t)(test_rand64() % 41);
+        uint32_t tw[MAXT], nt[40 * 3];
+        uint64_t tc[MAXT];
+        size_t nterms = 0;
+        for (uint32_t i = 0; i < 3 * n_cons; i++) {
+            nt[i] = (uint32_t)(test_rand64() % 4);
+            for (uint32_t k = 0; k < nt[i]; k++, nterms++) {
+                tw[nterms] = (uint32_t)(test_rand64() % n_wires);
+                tc[nterms] = test_rand64() % 8 ? 1 + test_rand64() % 1000 : 0;
+            }
+        }
+        size_t s2 = 12 * (size_t)n_cons + 36 * nterms, len = 12 + 12 + 64 + 12 + s2;
+        uint8_t *buf = calloc(1, len), *p = buf;
+        memcpy(p, "r1cs", 4);
+        p += 4;
+        put32(&p, 1);
+        put32(&p, 2);
+        put32(&p, 1);
+        put64(&p, 64);
+        put32(&p, 32);
+        for (int i = 0; i < 4; i++)
+            put64(&p, CUZK_R[i]);
+        put32(&p, n_wires);
+        put32(&p, n_out);
+        put32(&p, n_in);
+        put32(&p, n_prv);
+        put64(&p, n_wires);
+        put32(&p, n_cons);
+        put32(&p, 2);
+        put64(&p, s2);
+        size_t t = 0;
+        for (uint32_t i = 0; i < 3 * n_cons; i++) {
+            put32(&p, nt[i]);
+            for (uint32_t k = 0; k < nt[i]; k++, t++) {
+                put32(&p, tw[t]);
+                put64(&p, tc[t]);
+                p += 24;
+            }
+        }
+        CHECK((size_t)(p - buf) == len, "unused round %d: built %zu of %zu bytes", round, (size_t)(p - buf),
+              len);
+
+        uint64_t want_pub = 0, want_prv = 0;
+        uint32_t want_first = 0;
+        for (uint32_t wire = 1; wire < n_wires; wire++) {
+            bool used = false;
+            for (size_t k = 0; k < nterms && !used; k++)
+                used = tw[k] == wire && tc[k] != 0;
+            if (used)
+                continue;
+            if (!want_first)
+                want_first = wire;
+            if (wire <= n_out + n_in)
+                want_pub++;
+            else
+                want_prv++;
+        }
+        cuzk_snarkjs_r1cs *r = NULL;
+        char err[256] = "";
+        int rc = cuzk_snarkjs_r1cs_from_buffer(buf, len, &r, err, sizeof err);
+        CHECK(rc == CUZK_OK, "unused round %d: r1cs rejected: %s", round, err);
+        if (rc == CUZK_OK) {
+            uint64_t pub = 0, prv = 0;
+            uint32_t first = 0;
+            CHECK(cuzk_snarkjs_r1cs_unused(r, &pub, &prv, &first) == CUZK_OK && pub == want_pub &&
+                      prv == want_prv && first == want_first,
+                  "unused round %d (%u wires, %u constraints): %llu + %llu first %u, expected %llu + %llu "
+                  "first %u",
+                  round, n_wires, n_cons, (unsigned long long)pub, (unsigned long long)prv, first,
+                  (unsigned long long)want_pub, (unsigned long long)want_prv, want_first);
+        }
+        cuzk_snarkjs_r1cs_free(r);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     test_rng_init("test_snarkjs_files");
     for (size_t i = 0; i < NCIRCUITS; i++)
         test_fixture(CIRCUITS[i], i == 0);
     test_paths();
+    test_unused_random(300);
     for (size_t c = 0; c < NCIRCUITS; c++) {
         for (int kind = 0; kind < 3; kind++) {
             size_t len;

@@ -86,6 +86,15 @@ void cuzk_snarkjs_r1cs_free(cuzk_snarkjs_r1cs *r1cs);
  * with (A·w)(B·w) != C·w, or CUZK_SNARKJS_WITNESS_SHORT. */
 int64_t cuzk_snarkjs_r1cs_check(const cuzk_snarkjs_r1cs *r1cs, const cuzk_fr *w, size_t n);
 
+/* Finds the wires that no constraint uses: wires 1 .. n_wires-1 named by no
+ * term with a non-zero coefficient in A, B or C. Nothing constrains such a
+ * wire, so a prover may give it any value (in circom, a signal left
+ * unconstrained). Counts them among the public wires (outputs and inputs) and
+ * the private ones; *first is the lowest such wire, 0 when there is none.
+ * Returns CUZK_ENOMEM when its n_wires-bit map cannot be allocated. */
+int cuzk_snarkjs_r1cs_unused(const cuzk_snarkjs_r1cs *r1cs, uint64_t *n_public, uint64_t *n_private,
+                             uint32_t *first);
+
 /* ---- .wtns --------------------------------------------------------------- */
 
 /* A decoded witness: values[0] is the constant 1, values[1 .. nPublic] the

@@ -204,6 +204,34 @@ void cuzk_snarkjs_r1cs_free(cuzk_snarkjs_r1cs *r)
     free(r);
 }
 
+int cuzk_snarkjs_r1cs_unused(const cuzk_snarkjs_r1cs *r, uint64_t *n_public, uint64_t *n_private,
+                             uint32_t *first)
+{
+    *n_public = *n_private = 0;
+    *first = 0;
+    uint64_t *used = calloc((size_t)r->n_wires / 64 + 1, sizeof *used);
+    if (!used)
+        return CUZK_ENOMEM;
+    const cuzk_snarkjs_matrix *mx[3] = {&r->a, &r->b, &r->c};
+    for (int m = 0; m < 3; m++)
+        for (uint64_t k = 0; k < mx[m]->nnz; k++)
+            if (!cuzk_fr_is_zero(&mx[m]->val[k]))
+                used[mx[m]->col[k] / 64] |= 1ull << (mx[m]->col[k] % 64);
+    uint64_t n_pub = (uint64_t)r->n_pub_out + r->n_pub_in;
+    for (uint64_t i = 1; i < r->n_wires; i++) {
+        if (used[i / 64] >> (i % 64) & 1)
+            continue;
+        if (!*first)
+            *first = (uint32_t)i;
+        if (i <= n_pub)
+            ++*n_public;
+        else
+            ++*n_private;
+    }
+    free(used);
+    return CUZK_OK;
+}
+
 static void row_dot(cuzk_fr *acc, const cuzk_snarkjs_matrix *mx, uint32_t i, const cuzk_fr *w)
 {
     cuzk_fr t;

@@ -74,6 +74,33 @@ check_counts() {
     expect_out 'values +7$' "mixer public.json: 7 values"
 }
 
+# le32 N...: each N as 4 little-endian bytes, in the printf escapes make_r1cs feeds to printf
+le32() { for v; do printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255)); done; }
+
+# An .r1cs written here byte by byte: 5 wires (0, output 1, private input 2, internal 3 and 4), one
+# constraint w1 * w1 = w3 + 0 * w4, no label section. Wires 2 and 4 are in no constraint (4 only with a
+# zero coefficient), so a prover may set them freely.
+make_r1cs() {
+    local r='\x01\x00\x00\x00\xff\xff\xff\xff\xfe\x5b\xfe\xff\x02\xa4\xbd\x53\x05\xd8\xa1\x09\x08\xd8\x39\x33\x48\x7d\x9d\x29\x53\xa7\xed\x73'
+    local one="$(le32 1 0 0 0 0 0 0 0)" zero="$(le32 0 0 0 0 0 0 0 0)"
+    printf "r1cs$(le32 1 2)" >"$1"
+    printf "$(le32 1 64 0 32)$r$(le32 5 1 0 1 5 0 1)" >>"$1"
+    printf "$(le32 2 156 0)$(le32 1 1)$one$(le32 1 1)$one$(le32 2 3)$one$(le32 4)$zero" >>"$1"
+}
+
+check_unused() {
+    for f in "${FIXTURES[@]}"; do
+        run "$CUZK" inspect "$FIX/$f/circuit.r1cs"
+        expect_out '^  unused wires +none ' "$f r1cs: no unused wire"
+    done
+    make_r1cs "$TMP/unused.r1cs"
+    run "$CUZK" inspect "$TMP/unused.r1cs"
+    expect 0 "r1cs with unused wires: still valid"
+    expect_out '^  unused wires +2 in no constraint \(0 public, 2 private; the first is wire 2\): a prover' \
+        "r1cs with unused wires: 2 counted, the first named"
+    expect_out '^  wires +5 ' "r1cs with unused wires: 5 wires"
+}
+
 check_other() {
     # random bytes whose first byte is not a blank, '{' or '[' (about one draw in 126 begins so, and JSON
     # detection then takes it: the next case); 0xff begins no format inspect knows
@@ -101,5 +128,6 @@ for f in "${FIXTURES[@]}"; do
     check_fixture "$f"
 done
 check_counts
+check_unused
 check_other
 cli_finish

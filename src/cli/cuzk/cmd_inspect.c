@@ -17,7 +17,8 @@
  * Validity uses the library's own readers, so "valid" means "the prover or
  * verifier would accept it". The default level reads everything that is
  * cheap: the complete structure of every file, the six key points of a zkey,
- * every point of the JSON files, a .vk and proof bytes. --deep adds what costs
+ * every point of the JSON files, a .vk and proof bytes; for a .r1cs, the
+ * wires no constraint uses are counted (information: the file stays valid). --deep adds what costs
  * time on large keys: every point of a .zkey or .params decoded and checked on
  * the curve and in the subgroup (on the thread pool for .params).
  *
@@ -133,6 +134,23 @@ static int inspect_zkey(const inspect_ctx *c)
                               : "structure and key points; --deep checks every point");
 }
 
+/* Wires no constraint uses: information, not a verdict (the file is valid), but in a circom circuit
+ * such a signal is usually a missing constraint, since a prover may give it any value. */
+static void unused_line(const cuzk_snarkjs_r1cs *r)
+{
+    uint64_t pub = 0, prv = 0;
+    uint32_t first = 0;
+    if (cuzk_snarkjs_r1cs_unused(r, &pub, &prv, &first) != CUZK_OK)
+        field("unused wires", "not counted (out of memory for a %u-bit map)", r->n_wires);
+    else if (!first)
+        field("unused wires", "none (every wire but 0 is in a constraint)");
+    else
+        field("unused wires",
+              "%llu in no constraint (%llu public, %llu private; the first is wire %u): a prover "
+              "may set them freely",
+              (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv, first);
+}
+
 static int inspect_r1cs(const inspect_ctx *c)
 {
     char err[CLI_ERRLEN] = "";
@@ -151,6 +169,7 @@ static int inspect_r1cs(const inspect_ctx *c)
               (unsigned long long)r->c.nnz);
         field("Groth16 domain", "2^%u (constraints + public + 1 = %llu rows)", log2_ceil(rows),
               (unsigned long long)rows);
+        unused_line(r);
     }
     cuzk_snarkjs_r1cs_free(r);
     return verdict(c, rc, err, "structure, every coefficient below r");
@@ -533,7 +552,8 @@ const cli_command cli_cmd_inspect = {
             "\n"
             "By default the checks are the cheap ones: the full structure, plus every point of the\n"
             "small files. --deep also decodes every point of a .zkey or .params and checks that it is\n"
-            "on its curve and in the prime-order subgroup.\n"
+            "on its curve and in the prime-order subgroup. For a .r1cs it counts the wires that no\n"
+            "constraint uses (a prover may set them freely), and names the first.\n"
             "\n"
             "--circuit NAME [--seed S] builds a named gadget circuit (SHA-256 blocks, Merkle insertion,\n"
             "bit decomposition, packing, Poseidon, PoR paths, the Filecoin label) with the witness of\n"
