@@ -6,7 +6,9 @@
 # the right kind, counts that match the fixture table, and "status: valid" (exit 0). Corrupted
 # copies (cut short, a point off the curve, a value above the modulus, a zkey point that only --deep
 # decodes) give "status: invalid" and exit 1; unrecognized content exits 1; a missing file, a
-# directory or bad usage exits 2. (.params, .vk and proof bytes: test_cli_params.sh.)
+# directory or bad usage exits 2. An .r1cs written here with two wires in no constraint: inspect counts
+# them and `cuzk setup` warns (the fixtures: none, no warning). (.params, .vk and proof bytes:
+# test_cli_params.sh.)
 # Usage: bash tests/cli/test_cli_inspect.sh <build-dir>
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -99,6 +101,14 @@ check_unused() {
     expect_out '^  unused wires +2 in no constraint \(0 public, 2 private; the first is wire 2\): a prover' \
         "r1cs with unused wires: 2 counted, the first named"
     expect_out '^  wires +5 ' "r1cs with unused wires: 5 wires"
+    # setup makes the key all the same, and warns
+    run "$CUZK" setup "$TMP/unused.r1cs" "$TMP/unused.zkey"
+    expect 0 "setup of an r1cs with unused wires: exit 0"
+    expect_err "warning: $TMP/unused.r1cs: 2 wires are in no constraint \\(0 public, 2 private; the first is wire 2\\)" \
+        "setup of an r1cs with unused wires: warned"
+    run "$CUZK" setup "$FIX/bits/circuit.r1cs" "$TMP/bits.zkey"
+    expect 0 "setup of bits: exit 0"
+    if grep -q "in no constraint" "$TMP/stderr"; then fail "setup of bits: no unused-wire warning"; else pass "setup of bits: no unused-wire warning"; fi
 }
 
 check_other() {

@@ -37,6 +37,15 @@ static int load_cs(cuzk_cs *cs, const char *path, const cli_args *a)
     cuzk_snarkjs_r1cs *r1cs = NULL;
     cli_note(a, "reading %s", path);
     int rc = cuzk_snarkjs_r1cs_open(path, &r1cs, err, sizeof err);
+    uint64_t pub = 0, prv = 0;
+    uint32_t first = 0;
+    /* a key for a circuit with a free wire proves whatever value a prover picks for it: say so, go on */
+    if (rc == CUZK_OK && cuzk_snarkjs_r1cs_unused(r1cs, &pub, &prv, &first) == CUZK_OK && first)
+        fprintf(stderr,
+                "cuzk: warning: %s: %llu wires are in no constraint (%llu public, %llu private; the first is "
+                "wire %u): a prover may set them freely\n",
+                path, (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv,
+                first);
     if (rc == CUZK_OK)
         rc = cuzk_cs_from_snarkjs(cs, r1cs, err, sizeof err);
     cuzk_snarkjs_r1cs_free(r1cs);
@@ -212,6 +221,9 @@ const cli_command cli_cmd_setup = {
             "NOT A TRUSTED CEREMONY: the toxic waste is drawn from the system's random generator in\n"
             "this process, and whoever learns it can forge proofs. Use the keys for tests and\n"
             "benchmarks only; production keys come from a multi-party ceremony.\n"
+            "\n"
+            "Wires that no constraint uses (a prover may set them freely) get a warning on stderr;\n"
+            "the key is made all the same.\n"
             "\n"
             "Outputs are written atomically; on failure no output file is left behind.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.",
