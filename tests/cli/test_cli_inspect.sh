@@ -7,7 +7,7 @@
 # copies (cut short, a point off the curve, a value above the modulus, a zkey point that only --deep
 # decodes) give "status: invalid" and exit 1; unrecognized content exits 1; a missing file, a
 # directory or bad usage exits 2. An .r1cs written here with two wires in no constraint: inspect counts
-# them and `cuzk setup` warns (the fixtures: none, no warning). (.params, .vk and proof bytes:
+# them, `cuzk setup` warns and makes a .zkey but refuses a .params (the fixtures: none, no warning). (.params, .vk and proof bytes:
 # test_cli_params.sh.)
 # Usage: bash tests/cli/test_cli_inspect.sh <build-dir>
 set -euo pipefail
@@ -106,6 +106,11 @@ check_unused() {
     expect 0 "setup of an r1cs with unused wires: exit 0"
     expect_err "warning: $TMP/unused.r1cs: 2 wires are in no constraint \\(0 public, 2 private; the first is wire 2\\)" \
         "setup of an r1cs with unused wires: warned"
+    # a .params key cannot hold a free private wire (its l point would be the identity): refused, nothing written
+    run "$CUZK" setup "$TMP/unused.r1cs" "$TMP/unused.params"
+    expect 1 "setup of an r1cs with unused wires to .params: exit 1"
+    expect_err 'aux variable 0 \(variable 2\) is unconstrained' "... the first free private wire named"
+    [ ! -e "$TMP/unused.params" ] && pass "... no .params left" || fail "a .params was left"
     run "$CUZK" setup "$FIX/bits/circuit.r1cs" "$TMP/bits.zkey"
     expect 0 "setup of bits: exit 0"
     if grep -q "in no constraint" "$TMP/stderr"; then fail "setup of bits: no unused-wire warning"; else pass "setup of bits: no unused-wire warning"; fi

@@ -223,7 +223,7 @@ const cli_command cli_cmd_setup = {
             "benchmarks only; production keys come from a multi-party ceremony.\n"
             "\n"
             "Wires that no constraint uses (a prover may set them freely) get a warning on stderr;\n"
-            "the key is made all the same.\n"
+            "a .zkey is made all the same, a .params key cannot hold a free private wire.\n"
             "\n"
             "Outputs are written atomically; on failure no output file is left behind.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.",
