@@ -6,9 +6,10 @@
  * seed it with tests/fixtures/bits/). The bytes are copied into an exact-size
  * heap buffer so AddressSanitizer sees any read past the end. Whatever opens
  * is exercised further: a zkey has every point decoded and every coefficient
- * converted, an r1cs is checked against a witness of ones when it is small
- * enough to allocate one. Properties checked besides memory safety: a failure
- * always comes with a message, success always with an object.
+ * converted, an r1cs is checked against a witness of ones and its unused
+ * wires are counted when it is small enough to allocate one. Properties
+ * checked besides memory safety: a failure always comes with a message,
+ * success always with an object, the unused-wire counts agree with themselves.
  *
  * Build (clang): cc -fsanitize=fuzzer,address,undefined -Iinclude -Isrc
  *   tests/fuzz/fuzz_snarkjs.c src/(all library sources) -lpthread -lm
@@ -37,6 +38,12 @@ static void run_r1cs(const uint8_t *d, size_t n)
         int64_t bad = cuzk_snarkjs_r1cs_check(r, w, r->n_wires);
         require(bad >= -1 && bad < (int64_t)r->n_constraints);
         free(w);
+        /* the unused wires: counts that add up below n_wires, the first one among them */
+        uint64_t pub = 0, prv = 0;
+        uint32_t first = 0;
+        require(cuzk_snarkjs_r1cs_unused(r, &pub, &prv, &first) == CUZK_OK);
+        require(pub + prv < r->n_wires && (first == 0) == (pub + prv == 0) && first < r->n_wires);
+        require(pub <= (uint64_t)r->n_pub_out + r->n_pub_in);
     }
     cuzk_snarkjs_r1cs_free(r);
 }
