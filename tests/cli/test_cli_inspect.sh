@@ -98,7 +98,7 @@ check_unused() {
     make_r1cs "$TMP/unused.r1cs"
     run "$CUZK" inspect "$TMP/unused.r1cs"
     expect 0 "r1cs with unused wires: still valid"
-    expect_out '^  unused wires +2 in no constraint \(0 public, 2 private; the first is wire 2\): a prover' \
+    expect_out '^  unused wires +2 in no constraint \(0 public, 2 private; the first is wire 2\): nothing binds' \
         "r1cs with unused wires: 2 counted, the first named"
     expect_out '^  wires +5 ' "r1cs with unused wires: 5 wires"
     # setup makes the key all the same, and warns

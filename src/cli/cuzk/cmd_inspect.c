@@ -18,9 +18,10 @@
  * verifier would accept it". The default level reads everything that is
  * cheap: the complete structure of every file, the six key points of a zkey,
  * every point of the JSON files, a .vk and proof bytes; for a .r1cs, the
- * wires no constraint uses are counted (information: the file stays valid). --deep adds what costs
- * time on large keys: every point of a .zkey or .params decoded and checked on
- * the curve and in the subgroup (on the thread pool for .params).
+ * wires no constraint uses are counted (information: the file stays valid).
+ * --deep adds what costs time on large keys: every point of a .zkey or
+ * .params decoded and checked on the curve and in the subgroup (on the thread
+ * pool for .params).
  *
  * `cuzk inspect --circuit NAME [--seed S]` instead builds one of the gadget
  * circuits of cuzk/catalog.h with the witness of seed S (default 1) and prints
@@ -135,7 +136,7 @@ static int inspect_zkey(const inspect_ctx *c)
 }
 
 /* Wires no constraint uses: information, not a verdict (the file is valid), but in a circom circuit
- * such a signal is usually a missing constraint, since a prover may give it any value. */
+ * such a signal is usually a missing constraint: a private one takes any value a prover gives it. */
 static void unused_line(const cuzk_snarkjs_r1cs *r)
 {
     uint64_t pub = 0, prv = 0;
@@ -146,8 +147,8 @@ static void unused_line(const cuzk_snarkjs_r1cs *r)
         field("unused wires", "none (every wire but 0 is in a constraint)");
     else
         field("unused wires",
-              "%llu in no constraint (%llu public, %llu private; the first is wire %u): a prover "
-              "may set them freely",
+              "%llu in no constraint (%llu public, %llu private; the first is wire %u): nothing binds "
+              "their values",
               (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv, first);
 }
 
@@ -553,7 +554,7 @@ const cli_command cli_cmd_inspect = {
             "By default the checks are the cheap ones: the full structure, plus every point of the\n"
             "small files. --deep also decodes every point of a .zkey or .params and checks that it is\n"
             "on its curve and in the prime-order subgroup. For a .r1cs it counts the wires that no\n"
-            "constraint uses (a prover may set them freely), and names the first.\n"
+            "constraint uses (nothing binds their values), and names the first.\n"
             "\n"
             "--circuit NAME [--seed S] builds a named gadget circuit (SHA-256 blocks, Merkle insertion,\n"
             "bit decomposition, packing, Poseidon, PoR paths, the Filecoin label) with the witness of\n"

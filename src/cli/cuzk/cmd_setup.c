@@ -39,11 +39,11 @@ static int load_cs(cuzk_cs *cs, const char *path, const cli_args *a)
     int rc = cuzk_snarkjs_r1cs_open(path, &r1cs, err, sizeof err);
     uint64_t pub = 0, prv = 0;
     uint32_t first = 0;
-    /* a key for a circuit with a free wire proves whatever value a prover picks for it: say so, go on */
+    /* nothing binds a free wire's value: say so; whether the key can be made is the setup's to say */
     if (rc == CUZK_OK && cuzk_snarkjs_r1cs_unused(r1cs, &pub, &prv, &first) == CUZK_OK && first)
         fprintf(stderr,
                 "cuzk: warning: %s: %llu wires are in no constraint (%llu public, %llu private; the first is "
-                "wire %u): a prover may set them freely\n",
+                "wire %u): nothing binds their values\n",
                 path, (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv,
                 first);
     if (rc == CUZK_OK)
@@ -222,7 +222,7 @@ const cli_command cli_cmd_setup = {
             "this process, and whoever learns it can forge proofs. Use the keys for tests and\n"
             "benchmarks only; production keys come from a multi-party ceremony.\n"
             "\n"
-            "Wires that no constraint uses (a prover may set them freely) get a warning on stderr;\n"
+            "Wires that no constraint uses (nothing binds their values) get a warning on stderr;\n"
             "a .zkey is made all the same, a .params key cannot hold a free private wire.\n"
             "\n"
             "Outputs are written atomically; on failure no output file is left behind.\n"
