@@ -1043,8 +1043,8 @@ static void put64(uint8_t **p, uint64_t v)
 
 /* Random .r1cs files (no label section) of up to 200 wires and 40 constraints of 0-3 terms, an eighth of
  * the coefficients zero, built here byte by byte; the expected unused wires come from the list of terms
- * written, wire by wire. Each file also checks that a wire never named at all and one named only with a
- * zero coefficient both count. */
+ * written, wire by wire. Across the rounds both kinds occur: wires never named, and wires named only
+ * with a zero coefficient. */
 static void test_unused_random(int rounds)
 {
     enum { MAXT = 40 * 3 * 3 };

@@ -7,8 +7,8 @@
 # copies (cut short, a point off the curve, a value above the modulus, a zkey point that only --deep
 # decodes) give "status: invalid" and exit 1; unrecognized content exits 1; a missing file, a
 # directory or bad usage exits 2. An .r1cs written here with two wires in no constraint: inspect counts
-# them, `cuzk setup` warns and makes a .zkey but refuses a .params (the fixtures: none, no warning). (.params, .vk and proof bytes:
-# test_cli_params.sh.)
+# them, `cuzk setup` warns and makes a .zkey but refuses a .params (the fixtures: none, no warning).
+# (.params, .vk and proof bytes: test_cli_params.sh.)
 # Usage: bash tests/cli/test_cli_inspect.sh <build-dir>
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -113,7 +113,11 @@ check_unused() {
     [ ! -e "$TMP/unused.params" ] && pass "... no .params left" || fail "a .params was left"
     run "$CUZK" setup "$FIX/bits/circuit.r1cs" "$TMP/bits.zkey"
     expect 0 "setup of bits: exit 0"
-    if grep -q "in no constraint" "$TMP/stderr"; then fail "setup of bits: no unused-wire warning"; else pass "setup of bits: no unused-wire warning"; fi
+    if grep -q "in no constraint" "$TMP/stderr"; then
+        fail "setup of bits: no unused-wire warning"
+    else
+        pass "setup of bits: no unused-wire warning"
+    fi
 }
 
 check_other() {

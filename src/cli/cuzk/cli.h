@@ -25,6 +25,7 @@
 
 #include "cuzk/outfile.h"
 #include "cuzk/pool.h"
+#include "cuzk/snarkjs.h"
 
 /* The program's version; kept equal to project(VERSION) in CMakeLists.txt. */
 #ifndef CUZK_VERSION
@@ -91,6 +92,11 @@ void cli_error(const char *fmt, ...)
 /* Prints a library error about path: "cuzk: <path>: <err>" (the path is left out when err already names
  * it; cuzk_strerror(rc) stands in for an empty err). */
 void cli_error_lib(const char *path, int rc, const char *err);
+
+/* The .r1cs's wires in no constraint (cuzk_snarkjs_r1cs_unused), for inspect and setup to report alike:
+ * writes "(P public, Q private; the first is wire K)" to buf and returns their count, 0 when there are
+ * none, -1 when they could not be counted (out of memory). */
+int64_t cli_unused_wires(const cuzk_snarkjs_r1cs *r1cs, char *buf, size_t len);
 
 /* Whether --device asks for the GPU (auto: a build with the CUDA backend on a machine with a device).
  * CUZK_EINVAL with the reason when --device gpu cannot be honoured. */

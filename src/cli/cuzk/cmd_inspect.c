@@ -139,17 +139,14 @@ static int inspect_zkey(const inspect_ctx *c)
  * such a signal is usually a missing constraint: a private one takes any value a prover gives it. */
 static void unused_line(const cuzk_snarkjs_r1cs *r)
 {
-    uint64_t pub = 0, prv = 0;
-    uint32_t first = 0;
-    if (cuzk_snarkjs_r1cs_unused(r, &pub, &prv, &first) != CUZK_OK)
+    char which[128];
+    int64_t n = cli_unused_wires(r, which, sizeof which);
+    if (n < 0)
         field("unused wires", "not counted (out of memory for a %u-bit map)", r->n_wires);
-    else if (!first)
+    else if (n == 0)
         field("unused wires", "none (every wire but 0 is in a constraint)");
     else
-        field("unused wires",
-              "%llu in no constraint (%llu public, %llu private; the first is wire %u): nothing binds "
-              "their values",
-              (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv, first);
+        field("unused wires", "%lld in no constraint %s: nothing binds their values", (long long)n, which);
 }
 
 static int inspect_r1cs(const inspect_ctx *c)

@@ -37,15 +37,12 @@ static int load_cs(cuzk_cs *cs, const char *path, const cli_args *a)
     cuzk_snarkjs_r1cs *r1cs = NULL;
     cli_note(a, "reading %s", path);
     int rc = cuzk_snarkjs_r1cs_open(path, &r1cs, err, sizeof err);
-    uint64_t pub = 0, prv = 0;
-    uint32_t first = 0;
     /* nothing binds a free wire's value: say so; whether the key can be made is the setup's to say */
-    if (rc == CUZK_OK && cuzk_snarkjs_r1cs_unused(r1cs, &pub, &prv, &first) == CUZK_OK && first)
-        fprintf(stderr,
-                "cuzk: warning: %s: %llu wires are in no constraint (%llu public, %llu private; the first is "
-                "wire %u): nothing binds their values\n",
-                path, (unsigned long long)(pub + prv), (unsigned long long)pub, (unsigned long long)prv,
-                first);
+    char which[128];
+    int64_t n_free = rc == CUZK_OK ? cli_unused_wires(r1cs, which, sizeof which) : 0;
+    if (n_free > 0)
+        fprintf(stderr, "cuzk: warning: %s: %lld wires are in no constraint %s: nothing binds their values\n",
+                path, (long long)n_free, which);
     if (rc == CUZK_OK)
         rc = cuzk_cs_from_snarkjs(cs, r1cs, err, sizeof err);
     cuzk_snarkjs_r1cs_free(r1cs);

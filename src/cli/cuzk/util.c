@@ -66,6 +66,17 @@ void cli_error_lib(const char *path, int rc, const char *err)
         cli_error("%s", msg);
 }
 
+int64_t cli_unused_wires(const cuzk_snarkjs_r1cs *r1cs, char *buf, size_t len)
+{
+    uint64_t pub = 0, prv = 0;
+    uint32_t first = 0;
+    if (cuzk_snarkjs_r1cs_unused(r1cs, &pub, &prv, &first) != CUZK_OK)
+        return -1;
+    snprintf(buf, len, "(%llu public, %llu private; the first is wire %u)", (unsigned long long)pub,
+             (unsigned long long)prv, first);
+    return (int64_t)(pub + prv);
+}
+
 void cli_note(const cli_args *a, const char *fmt, ...)
 {
     if (!a->progress)
