@@ -19,8 +19,10 @@
  *   two partitions under one key.
  *
  * `test_porep_synth bench K THREADS` builds the 2^-K scale circuit and one
- * witness, prints timings, memory and the profile (used for the design note).
+ * witness, prints timings, memory, the profile (used for the design note 011) and how the witness MSMs'
+ * ones fall in groups of k entries (note 020).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -497,6 +499,59 @@ static void test_groth16(cuzk_pool *pool)
     free(z2);
 }
 
+/* The ones of a witness MSM's scalars in groups of k consecutive entries (docs/design/020, thirty-sixth
+ * session): a ones' sum from per-group tables of subset sums adds once for each group holding a one. For
+ * the scalars of L (every aux value), A and B (the aux values their density bitmaps select), prints the
+ * share of ones, zeros and other values, and for k = 1..4 the additions per entry counted on this witness
+ * against what independent ones at the same share would give. */
+static void print_groups(const cuzk_cs *cs, const cuzk_fr *z)
+{
+    size_t na = cs->n_aux, words = (na + 63) / 64;
+    uint64_t *a_aux = calloc(words ? words : 1, 8), *b_aux = calloc(words ? words : 1, 8);
+    uint64_t *b_in = calloc((cs->n_inputs + 63) / 64 + 1, 8);
+    if (!a_aux || !b_aux || !b_in || cuzk_cs_density(cs, a_aux, b_in, b_aux) != CUZK_OK) {
+        printf("groups: out of memory\n");
+        goto out;
+    }
+    const cuzk_fr *aux = z + cs->n_inputs;
+    const uint64_t *sel[3] = {NULL, a_aux, b_aux};
+    const char *name[3] = {"L (every aux)", "A (a_aux)", "B (b_aux)"};
+    for (int q = 0; q < 3; q++) {
+        uint64_t n = 0, ones = 0, zeros = 0, groups[5] = {0}; /* groups[k]: groups of k with a one */
+        unsigned fill[5] = {0}, mask[5] = {0};
+        for (size_t i = 0; i < na; i++) {
+            if (sel[q] && !(sel[q][i / 64] >> (i % 64) & 1))
+                continue;
+            bool one = cuzk_fr_is_one(&aux[i]);
+            n++;
+            ones += one;
+            zeros += cuzk_fr_is_zero(&aux[i]);
+            for (unsigned k = 1; k <= 4; k++) {
+                mask[k] |= one;
+                if (++fill[k] == k) {
+                    groups[k] += mask[k] != 0;
+                    fill[k] = mask[k] = 0;
+                }
+            }
+        }
+        for (unsigned k = 1; k <= 4; k++)
+            groups[k] += mask[k] != 0;
+        double p1 = n ? (double)ones / (double)n : 0;
+        printf("groups %s: %llu entries, ones %.2f %%, zeros %.2f %%, other %.2f %%\n", name[q],
+               (unsigned long long)n, 100 * p1, n ? 100.0 * (double)zeros / (double)n : 0,
+               n ? 100.0 * (double)(n - ones - zeros) / (double)n : 0);
+        for (unsigned k = 1; k <= 4; k++) {
+            double got = n ? (double)groups[k] / (double)n : 0, indep = (1 - pow(1 - p1, k)) / k;
+            printf("  k = %u: %.4f additions an entry (%.1f %% of k = 1's), independent ones: %.4f\n", k, got,
+                   ones ? 100.0 * (double)groups[k] / (double)ones : 0, indep);
+        }
+    }
+out:
+    free(a_aux);
+    free(b_aux);
+    free(b_in);
+}
+
 /* ---- bench -------------------------------------------------------------------------------- */
 
 static int bench(unsigned k, int threads)
@@ -535,6 +590,7 @@ static int bench(unsigned k, int threads)
            bytes, nnz, (double)bytes / (double)nnz,
            (double)(bytes - 3 * (cs.n_constraints + 1) * 8) / (double)nnz, nv * sizeof(cuzk_fr));
     print_profile("profile", &p);
+    print_groups(&cs, z);
     cuzk_cs_free(&cs);
     free(z);
     cuzk_pool_free(pool);
