@@ -1000,6 +1000,113 @@ static void T(test_sums)(size_t nlarge)
     free(dl);
 }
 
+/* ---- group tables ------------------------------------------------------------ */
+
+/* cuzk_*_group_table on n bases (special ones among them: identities, duplicates and negations, so that
+ * groups meet P + P and P + (-P)) for every k, against sums made here: every entry against the plain
+ * Jacobian sum of its bases, the singletons against the bases themselves, a sample of entries of a
+ * progression against its discrete logs, and a whole 0/1 sum read from the table against GOP(sum). */
+static void T(check_group_table)(size_t n, unsigned k, cuzk_pool *pool)
+{
+    size_t per = ((size_t)1 << k) - 1, len = cuzk_group_table_len(n, k), groups = (n + k - 1) / k;
+    CHECK(len == groups * per, "%s group table len(%zu, %u) = %zu", STR(TG), n, k, len);
+    AFF *p = xmalloc((n ? n : 1) * sizeof *p), *t = xmalloc((len ? len : 1) * sizeof *t);
+    cuzk_fr *dl = xmalloc((n ? n : 1) * sizeof *dl);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            T(rand_bases)(p, n, true);
+        else
+            T(progression)(p, dl, n);
+        memset(t, 0xa5, (len ? len : 1) * sizeof *t); /* poison */
+        int rc = GOP(group_table)(t, p, n, k, pool);
+        CHECK(rc == CUZK_OK, "%s group table n=%zu k=%u: rc %d", STR(TG), n, k, rc);
+        size_t bad = 0;
+        for (size_t g = 0; g < groups; g++)
+            for (size_t m = 1; m <= per; m++) {
+                PT want, got;
+                GOP(set_identity)(&want);
+                for (unsigned j = 0; j < k; j++)
+                    if (m >> j & 1 && g * k + j < n)
+                        GOP(add_affine)(&want, &want, &p[g * k + j]);
+                GOP(from_affine)(&got, &t[g * per + m - 1]);
+                bad += !GOP(eq)(&got, &want);
+            }
+        CHECK(bad == 0, "%s group table n=%zu k=%u pass %d: %zu entries wrong", STR(TG), n, k, pass, bad);
+        for (size_t i = 0; i < n; i++)
+            bad += memcmp(&t[cuzk_group_table_entry(i, k)], &p[i], sizeof p[i]) != 0 &&
+                   !GOP(affine_eq)(&t[cuzk_group_table_entry(i, k)], &p[i]);
+        CHECK(bad == 0, "%s group table n=%zu k=%u: %zu singletons differ from their bases", STR(TG), n, k,
+              bad);
+        if (pass == 1) /* entries of a progression: [sum of the logs]G */
+            for (int s = 0; s < 8 && groups; s++) {
+                size_t g = (size_t)(test_rand64() % groups), m = 1 + (size_t)(test_rand64() % per);
+                cuzk_fr sum = CUZK_FR_ZERO;
+                for (unsigned j = 0; j < k; j++)
+                    if (m >> j & 1 && g * k + j < n)
+                        cuzk_fr_add(&sum, &sum, &dl[g * k + j]);
+                PT want, got;
+                GOP(from_affine)(&want, &GEN);
+                GOP(mul_fr)(&want, &want, &sum);
+                GOP(from_affine)(&got, &t[g * per + m - 1]);
+                CHECK(GOP(eq)(&got, &want),
+                      "%s group table n=%zu k=%u: entry (%zu, %zu) is not its logs' sum", STR(TG), n, k, g,
+                      m);
+            }
+        /* a 0/1 sum read from the table, one entry a group with a one */
+        uint64_t *bm = T(rand_bitmap)(n, 50);
+        PT want, got;
+        GOP(set_identity)(&got);
+        for (size_t g = 0; g < groups; g++) {
+            size_t m = 0;
+            for (unsigned j = 0; j < k && g * k + j < n; j++)
+                m |= (size_t)(bm[(g * k + j) / 64] >> ((g * k + j) % 64) & 1) << j;
+            if (m)
+                GOP(add_affine)(&got, &got, &t[g * per + m - 1]);
+        }
+        rc = GOP(sum)(&want, p, bm, n, NULL);
+        CHECK(rc == CUZK_OK && GOP(eq)(&got, &want), "%s group table n=%zu k=%u: a 0/1 sum differs", STR(TG),
+              n, k);
+        free(bm);
+    }
+    free(p);
+    free(t);
+    free(dl);
+}
+
+static void T(test_group_tables)(void)
+{
+    bool g2 = IS_G2;
+    cuzk_pool *pool = cuzk_pool_new(3);
+    CHECK(pool != NULL, "pool of 3");
+    /* 4097 and 6145 points: past one task's 2048 groups at k = 2 and 3 */
+    static const size_t g1_sizes[] = {1, 2, 3, 4, 5, 7, 100, 4097, 6145},
+                        g2_sizes[] = {1, 2, 5, 7, 100, 4097};
+    const size_t *sizes = g2 ? g2_sizes : g1_sizes;
+    size_t nsizes = g2 ? sizeof g2_sizes / sizeof g2_sizes[0] : sizeof g1_sizes / sizeof g1_sizes[0];
+    for (unsigned k = 2; k <= CUZK_GROUP_TABLE_MAX_K; k++)
+        for (size_t s = 0; s < nsizes; s++) {
+            if (sizes[s] > 1000 && k == 4)
+                continue; /* the large sizes are there for the task boundary, which k = 2 and 3 cross */
+            T(check_group_table)(sizes[s], k, s % 2 ? pool : NULL);
+        }
+    AFF p[4], t[8];
+    T(rand_bases)(p, 4, false);
+    CHECK(GOP(group_table)(t, p, 4, 1, NULL) == CUZK_EINVAL, "%s group table k = 1 refused", STR(TG));
+    CHECK(GOP(group_table)(t, p, 4, 5, NULL) == CUZK_EINVAL, "%s group table k = 5 refused", STR(TG));
+    CHECK(GOP(group_table)(NULL, p, 4, 2, NULL) == CUZK_EINVAL, "%s group table without out refused",
+          STR(TG));
+    CHECK(GOP(group_table)(NULL, NULL, 0, 2, NULL) == CUZK_OK, "%s group table of nothing", STR(TG));
+    CHECK(cuzk_group_table_len(10, 1) == 0 && cuzk_group_table_len(10, 5) == 0 &&
+              cuzk_group_table_len(0, 3) == 0 && cuzk_group_table_len(5, 2) == 9 &&
+              cuzk_group_table_len(6, 3) == 14,
+          "group table lengths");
+    CHECK(cuzk_group_table_entry(0, 2) == 0 && cuzk_group_table_entry(1, 2) == 1 &&
+              cuzk_group_table_entry(2, 2) == 3 && cuzk_group_table_entry(5, 3) == 10 &&
+              cuzk_group_table_entry(7, 4) == 22,
+          "group table singleton entries");
+    cuzk_pool_free(pool);
+}
+
 static int T(cmp_double)(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1133,6 +1240,9 @@ static void T(run_all)(void)
     T(test_vectors)();
     T(test_sums)(g2 ? 5000 : 40000);
     printf("  %s vectors and sums: %.1f s\n", STR(TG), now_s() - t0);
+    t0 = now_s();
+    T(test_group_tables)();
+    printf("  %s group tables: %.1f s\n", STR(TG), now_s() - t0);
 }
 
 #undef PT

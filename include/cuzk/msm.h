@@ -110,6 +110,26 @@ int cuzk_g1_sum_xyzz(cuzk_g1 *out, const cuzk_g1_affine *bases, const uint64_t *
 int cuzk_g2_sum_xyzz(cuzk_g2 *out, const cuzk_g2_affine *bases, const uint64_t *bitmap, size_t n,
                      cuzk_pool *pool);
 
+/* Group tables: subset sums of fixed bases, so that a sum of the bases whose scalar is one takes one
+ * addition for each group of k consecutive bases that holds a one (src/cpu/group_table.c, docs/design/020).
+ * Group g = i / k; its entry for the mask m (1 <= m < 2^k, bit j standing for base g·k + j) is the affine
+ * sum of those bases, at index g·(2^k − 1) + m − 1; bases past n count as the identity. k is 2..4. */
+#define CUZK_GROUP_TABLE_MAX_K 4
+
+/* Entries of the table of n bases in groups of k: ceil(n / k)·(2^k − 1); 0 for k outside 2..4. */
+size_t cuzk_group_table_len(size_t n, unsigned k);
+
+/* Where base i itself (the group's singleton) stands in the table. */
+size_t cuzk_group_table_entry(size_t i, unsigned k);
+
+/* out[0 .. cuzk_group_table_len(n, k)) = the table of bases[0 .. n). CUZK_EINVAL for k outside 2..4 (or
+ * NULL arrays with n > 0), CUZK_ENOMEM when the scratch (2^k − 1 points and field elements per group of a
+ * task, per thread) cannot be allocated; out is then unspecified. */
+int cuzk_g1_group_table(cuzk_g1_affine *out, const cuzk_g1_affine *bases, size_t n, unsigned k,
+                        cuzk_pool *pool);
+int cuzk_g2_group_table(cuzk_g2_affine *out, const cuzk_g2_affine *bases, size_t n, unsigned k,
+                        cuzk_pool *pool);
+
 #ifdef __cplusplus
 }
 #endif
