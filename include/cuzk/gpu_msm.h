@@ -100,6 +100,18 @@ int cuzk_gpu_g2_msm(cuzk_g2 *out, const cuzk_g2_affine *d_bases, const cuzk_fr *
                     cuzk_gpu_msm *ws, unsigned window, void *stream, cuzk_gpu_msm_stats *stats, char *err,
                     size_t errlen);
 
+/* The same sums with the bases given as their group table (cuzk/msm.h: cuzk_g1_group_table of the n
+ * bases in groups of k = 2..4, copied to the device): the ones' sum adds one table entry for each group
+ * of k scalars that holds a one, instead of one base for each one, and the other scalars read their
+ * bases where the table holds them alone. The result is cuzk_gpu_g1_msm's on the bases. CUZK_EINVAL
+ * also for k outside 2..4 or a table of more than 2^31 entries (docs/design/020, thirty-sixth session). */
+int cuzk_gpu_g1_msm_table(cuzk_g1 *out, const cuzk_g1_affine *d_table, unsigned k, const cuzk_fr *d_scalars,
+                          size_t n, cuzk_gpu_msm *ws, unsigned window, void *stream, cuzk_gpu_msm_stats *stats,
+                          char *err, size_t errlen);
+int cuzk_gpu_g2_msm_table(cuzk_g2 *out, const cuzk_g2_affine *d_table, unsigned k, const cuzk_fr *d_scalars,
+                          size_t n, cuzk_gpu_msm *ws, unsigned window, void *stream, cuzk_gpu_msm_stats *stats,
+                          char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

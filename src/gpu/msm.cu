@@ -85,8 +85,11 @@ static size_t cub_bytes_for(size_t n_max)
                                (uint32_t *)NULL, (uint32_t *)NULL, (int)n_max);
     cub::DeviceScan::ExclusiveSum(NULL, c, (const uint32_t *)NULL, (uint32_t *)NULL,
                                   (int)msm_max_buckets() + 2);
-    size_t m = a > b ? a : b;
-    return m > c ? m : c;
+    size_t d = 0; /* a group table's entries: selected from a list, not counted */
+    cub::DeviceSelect::Flagged(NULL, d, (const uint32_t *)NULL, (const uint8_t *)NULL, (uint32_t *)NULL,
+                               (uint32_t *)NULL, (int)n_max);
+    size_t m = a > b ? a : b, m2 = c > d ? c : d;
+    return m > m2 ? m : m2;
 }
 
 extern "C" size_t cuzk_gpu_msm_workspace_bytes(cuzk_gpu_group group, size_t n_max)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cuzk/gpu_msm.h"
+#include "cuzk/msm.h"
 #define GPU_MODULE "gpu msm"
 #include "gpu/cuda_check.cuh"
 #include "gpu/ec.cuh"
@@ -247,6 +248,48 @@ static __global__ void k_flag_ones(const uint8_t *__restrict__ cls, size_t n, ui
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         flag[i] = cls[i] == CLS_ONE;
+}
+
+/* Group tables (cuzk/msm.h, src/cpu/group_table.c): group g = i / k of the bases, its entry for the mask
+ * m of its ones at g·(2^k − 1) + m − 1. The mask of group g from the classes (bases past n count as
+ * zeros), and where base i itself stands. */
+static inline __host__ __device__ unsigned group_ones_mask(const uint8_t *cls, size_t n, size_t g, unsigned k)
+{
+    unsigned m = 0;
+    for (unsigned j = 0; j < k && g * k + j < n; j++)
+        m |= (unsigned)(cls[g * k + j] == CLS_ONE) << j;
+    return m;
+}
+
+static inline __host__ __device__ uint32_t group_entry(size_t g, unsigned mask, unsigned k)
+{
+    return (uint32_t)(g * ((1u << k) - 1) + mask - 1);
+}
+
+static inline __host__ __device__ uint32_t group_single(uint32_t i, unsigned k)
+{
+    return group_entry(i / k, 1u << (i % k), k);
+}
+
+/* flag[g] = group g holds a one, entry[g] = its table entry (0 where it holds none). */
+static __global__ void k_group_ones(const uint8_t *__restrict__ cls, size_t n, unsigned k, uint8_t *flag,
+                                    uint32_t *entry)
+{
+    size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= (n + k - 1) / k)
+        return;
+    unsigned m = group_ones_mask(cls, n, g, k);
+    flag[g] = m != 0;
+    entry[g] = m ? group_entry(g, m, k) : 0;
+}
+
+/* The tail's base indices as their singletons' places in the table (after k_tail_scalars has read the
+ * scalars by the same indices). */
+static __global__ void k_tail_single(uint32_t *idx, const uint32_t *__restrict__ n_sel, unsigned k)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < *n_sel)
+        idx[j] = group_single(idx[j], k);
 }
 
 /* Tail scalar j out of Montgomery form: a·1·2^-256 = a. */
@@ -672,7 +715,7 @@ inline int tree_try<fp_t>(cuzk_gpu_msm *ws, const g1_affine_t *bases, const uint
 template <class F>
 static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, const fr_t *scalars, size_t n,
                    cuzk_gpu_msm *ws, unsigned window, cudaStream_t st, cuzk_gpu_msm_stats *stats, char *err,
-                   size_t errlen)
+                   size_t errlen, unsigned table_k = 0)
 {
     typedef host_xyzz<F> H;
     if (n > ws->n_max)
@@ -680,6 +723,12 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
                          ws->n_max);
     if (window == 1 || window > MSM_MAX_C)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: window %u outside 2..%d", window, MSM_MAX_C);
+    /* bases as a group table (table_k > 0): its entries must be indexable with 31 bits, as k_digits puts
+     * the sign in the 32nd */
+    if (table_k && (table_k < 2 || table_k > CUZK_GROUP_TABLE_MAX_K ||
+                    (n + table_k - 1) / table_k * ((1u << table_k) - 1) > ((size_t)1 << 31)))
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: group table k = %u outside 2..%d or over 2^31 entries",
+                         table_k, CUZK_GROUP_TABLE_MAX_K);
     if (n == 0) {
         typename H::X z;
         H::id(&z);
@@ -703,13 +752,25 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     CU(cudaMemcpyAsync(&n_tail, ws->n_sel, 4, cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync (tail count)");
     CU(cudaEventRecord(ws->ev[1], st), "cudaEventRecord");
 
-    /* 2. ones: their indices compacted into keys[1] (free until the windows), then summed */
-    k_flag_ones<<<grid_for(n), MSM_THREADS, 0, st>>>(ws->cls, n, ws->tail_flag);
-    CU(cudaGetLastError(), "k_flag_ones launch");
-    tb = ws->cub_bytes;
-    CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, thrust::counting_iterator<uint32_t>(0), ws->tail_flag,
-                                  ws->keys[1], ws->n_sel + 1, (int)n, st),
-       "cub::DeviceSelect::Flagged (ones)");
+    /* 2. ones: their indices compacted into keys[1] (free until the windows), then summed; with a group
+     * table, the entries of the groups that hold a one instead (listed first in vals[0], free until the
+     * windows too) */
+    if (table_k) {
+        size_t groups = (n + table_k - 1) / table_k;
+        k_group_ones<<<grid_for(groups), MSM_THREADS, 0, st>>>(ws->cls, n, table_k, ws->tail_flag, ws->vals[0]);
+        CU(cudaGetLastError(), "k_group_ones launch");
+        tb = ws->cub_bytes;
+        CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, (const uint32_t *)ws->vals[0], ws->tail_flag, ws->keys[1],
+                                      ws->n_sel + 1, (int)groups, st),
+           "cub::DeviceSelect::Flagged (groups)");
+    } else {
+        k_flag_ones<<<grid_for(n), MSM_THREADS, 0, st>>>(ws->cls, n, ws->tail_flag);
+        CU(cudaGetLastError(), "k_flag_ones launch");
+        tb = ws->cub_bytes;
+        CU(cub::DeviceSelect::Flagged(ws->cub_tmp, tb, thrust::counting_iterator<uint32_t>(0), ws->tail_flag,
+                                      ws->keys[1], ws->n_sel + 1, (int)n, st),
+           "cub::DeviceSelect::Flagged (ones)");
+    }
     {
         /* the grid-stride steps for n ones at most, in ws->ones_split launches */
         size_t J, Js;
@@ -735,6 +796,10 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     if (n_tail) {
         k_tail_scalars<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(scalars, ws->tail_idx, ws->n_sel, ws->tail_k);
         CU(cudaGetLastError(), "k_tail_scalars launch");
+        if (table_k) {
+            k_tail_single<<<grid_for(n_tail), MSM_THREADS, 0, st>>>(ws->tail_idx, ws->n_sel, table_k);
+            CU(cudaGetLastError(), "k_tail_single launch");
+        }
     }
     /* 4. windows, their buckets kept side by side in batches of up to nb windows, each batch reduced at
      * once (one k_bucket_groups and one launch per tree level for all its windows) */

@@ -21,6 +21,9 @@
  *                                 G1 at 2^LG - 1 scalars below r, c = 20, the
  *                                 tree's rounds cut into 1, 2, 3 and 4 parts
  *                                 (or PARTS only)
+ *   test_gpu_msm bench-table LG   the witness shape (50/49/1) at 2^LG (G1) and
+ *                                 2^min(LG, 24) (G2), the bases as they are and
+ *                                 as group tables of k = 2, 3, 4
  *   test_gpu_msm bench-c LG [g2]  G1 (or G2) at 2^LG - 1 and 2^LG scalars below
  *                                 r: the library's window width, then every c
  *                                 from max(4, LG - 10) to 20 with work items and
@@ -70,6 +73,12 @@ template <> struct grp<1> {
     {
         return cuzk_gpu_g1_msm(r, b, k, n, ws, c, g_stream, st, err, el);
     }
+    static int table(A *out, const A *b, size_t n, unsigned k) { return cuzk_g1_group_table(out, b, n, k, g_pool); }
+    static int gpu_msm_table(J *r, const A *t, unsigned tk, const cuzk_fr *k, size_t n, cuzk_gpu_msm *ws,
+                             unsigned c, cuzk_gpu_msm_stats *st, char *err, size_t el)
+    {
+        return cuzk_gpu_g1_msm_table(r, t, tk, k, n, ws, c, g_stream, st, err, el);
+    }
     static const cuzk_gpu_group group = CUZK_GPU_G1;
 };
 template <> struct grp<2> {
@@ -88,6 +97,12 @@ template <> struct grp<2> {
                        cuzk_gpu_msm_stats *st, char *err, size_t el)
     {
         return cuzk_gpu_g2_msm(r, b, k, n, ws, c, g_stream, st, err, el);
+    }
+    static int table(A *out, const A *b, size_t n, unsigned k) { return cuzk_g2_group_table(out, b, n, k, g_pool); }
+    static int gpu_msm_table(J *r, const A *t, unsigned tk, const cuzk_fr *k, size_t n, cuzk_gpu_msm *ws,
+                             unsigned c, cuzk_gpu_msm_stats *st, char *err, size_t el)
+    {
+        return cuzk_gpu_g2_msm_table(r, t, tk, k, n, ws, c, g_stream, st, err, el);
     }
     static const cuzk_gpu_group group = CUZK_GPU_G2;
 };
@@ -467,6 +482,76 @@ template <int G> static void check_ones_split(size_t n, const unsigned *splits, 
     free(k);
 }
 
+/* The MSM over a group table (cuzk_gpu_g*_msm_table, docs/design/020): for every k, sizes that end in a
+ * partial group, every scalar shape, against the closed form (and the CPU MSM up to 2^17): the ones' sum
+ * from the groups' entries, the tail from the singletons, through the work items and (G1, tree_min = 1)
+ * the batch-affine tree; the ones cut into 3 launches at one size, several windows at another; bad k and n
+ * refused. The table is made on the host for each size (a partial last group differs from a longer
+ * table's), and the device copy is poisoned past its end. */
+template <int G> static void check_table(const size_t *sizes, size_t nsizes, size_t tree_min)
+{
+    typedef grp<G> T;
+    size_t nmax = 0;
+    for (size_t i = 0; i < nsizes; i++)
+        nmax = sizes[i] > nmax ? sizes[i] : nmax;
+    char err[256] = "";
+    cuzk_gpu_msm *ws = NULL;
+    int rc = cuzk_gpu_msm_new(&ws, T::group, nmax, err, sizeof err);
+    CHECK(rc == CUZK_OK, "workspace: %s", err);
+    if (rc)
+        return;
+    if (tree_min)
+        cuzk_gpu_msm_set_tree(ws, tree_min, 0);
+    size_t tmax = cuzk_group_table_len(nmax, CUZK_GROUP_TABLE_MAX_K); /* the longest: 15 entries for 4 */
+    typename T::A *b = (typename T::A *)malloc(nmax * sizeof *b), *t = (typename T::A *)malloc(tmax * sizeof *t);
+    typename T::A *dt;
+    cuzk_fr *k = (cuzk_fr *)malloc(nmax * sizeof *k), *dk, a;
+    CUDA_OK(cudaMalloc((void **)&dt, tmax * sizeof *t));
+    CUDA_OK(cudaMalloc((void **)&dk, nmax * sizeof *k));
+    test_rand_fr(&a);
+    make_bases<G>(b, nmax, &a);
+    for (unsigned tk = 2; tk <= CUZK_GROUP_TABLE_MAX_K; tk++)
+        for (size_t si = 0; si < nsizes; si++) {
+            size_t n = sizes[si], len = cuzk_group_table_len(n, tk);
+            CHECK(T::table(t, b, n, tk) == CUZK_OK, "%s group table of %zu, k = %u", T::name(), n, tk);
+            CUDA_OK(cudaMemset(dt, 0xa5, tmax * sizeof *t));
+            CUDA_OK(h2d(dt, t, len * sizeof *t, g_stream));
+            cuzk_gpu_msm_set_ones_split(ws, si == 1 ? 3 : 0);
+            for (int sh = 0; sh < SH_COUNT; sh++) {
+                make_scalars(k, n, sh);
+                CUDA_OK(h2d(dk, k, n * sizeof *k, g_stream));
+                unsigned c = si == 0 ? 2 + 2 * (unsigned)sh : 0; /* the smallest size: forced windows */
+                typename T::J got, want;
+                memset(&got, 0xa5, sizeof got);
+                rc = T::gpu_msm_table(&got, dt, tk, dk, n, ws, c, NULL, err, sizeof err);
+                CHECK(rc == CUZK_OK, "%s table k=%u %s n=%zu: rc %d %s", T::name(), tk, shape_name[sh], n, rc,
+                      err);
+                if (rc)
+                    continue;
+                oracle<G>(&want, k, n, &a);
+                CHECK(T::eq(&got, &want), "%s table k=%u %s n=%zu c=%u: differs from the closed form",
+                      T::name(), tk, shape_name[sh], n, c);
+                if (n <= ((size_t)1 << 17)) {
+                    CHECK(T::cpu_msm(&want, b, k, n) == CUZK_OK, "cpu msm");
+                    CHECK(T::eq(&got, &want), "%s table k=%u %s n=%zu: differs from the CPU MSM", T::name(),
+                          tk, shape_name[sh], n);
+                }
+            }
+        }
+    cuzk_gpu_msm_set_ones_split(ws, 0);
+    typename T::J r;
+    CHECK(T::gpu_msm_table(&r, dt, 1, dk, 10, ws, 0, NULL, err, sizeof err) == CUZK_EINVAL, "table k = 1");
+    CHECK(T::gpu_msm_table(&r, dt, 5, dk, 10, ws, 0, NULL, err, sizeof err) == CUZK_EINVAL, "table k = 5");
+    CHECK(T::gpu_msm_table(&r, dt, 2, dk, nmax + 1, ws, 0, NULL, err, sizeof err) == CUZK_EINVAL,
+          "table n > n_max");
+    cuzk_gpu_msm_free(ws);
+    cudaFree(dt);
+    cudaFree(dk);
+    free(b);
+    free(t);
+    free(k);
+}
+
 static int cmd_check(void)
 {
     static const size_t g1_sizes[] = {1, 2, 3, 17, 100, 1000, 4097, 16389, 65536, 131072};
@@ -493,6 +578,11 @@ static int cmd_check(void)
     check_ones_split<1>(600001, g1_splits, sizeof g1_splits / sizeof g1_splits[0]);
     check_ones_split<2>(300007, g2_splits, sizeof g2_splits / sizeof g2_splits[0]);
     printf("ones' sums cut into launches done (%.1f s)\n", now_s() - t0);
+    static const size_t table_g1[] = {7, 1001, 65537, 600001}, table_g2[] = {7, 1001, 65537};
+    check_table<1>(table_g1, sizeof table_g1 / sizeof table_g1[0], 0);
+    check_table<1>(table_g1, 3, 1); /* every window by the batch-affine tree */
+    check_table<2>(table_g2, sizeof table_g2 / sizeof table_g2[0], 0);
+    printf("MSMs over group tables done (%.1f s)\n", now_s() - t0);
     return test_finish("test_gpu_msm check");
 }
 
@@ -724,6 +814,78 @@ static int cmd_bench_tree(unsigned lg, unsigned only_parts)
     return test_finish("test_gpu_msm bench-tree");
 }
 
+/* The witness shape (50 % ones, 49 % zeros, 1 % other) with the bases as they are and as group tables of
+ * k = 2, 3, 4 (docs/design/020, thirty-sixth session): G1 at 2^lg, G2 at 2^min(lg, 24); median of 5 after
+ * a warm-up, each result checked against the closed form; the table's build on the host timed too. */
+template <int G> static void bench_table_group(unsigned lg)
+{
+    typedef grp<G> T;
+    char err[256] = "";
+    bench_in<G> in;
+    bench_in_make<G>(in, lg);
+    size_t n = in.n;
+    make_scalars(in.k, n, SH_PR_WITNESS);
+    CUDA_OK(h2d(in.dk, in.k, n * sizeof *in.k, g_stream));
+    typename T::J want;
+    oracle<G>(&want, in.k, n, &in.a);
+    size_t tmax = cuzk_group_table_len(n, CUZK_GROUP_TABLE_MAX_K);
+    typename T::A *t = (typename T::A *)malloc(tmax * sizeof *t), *dt;
+    if (!t) {
+        fprintf(stderr, "out of host memory for the table at 2^%u\n", lg);
+        exit(2);
+    }
+    CUDA_OK(cudaMalloc((void **)&dt, tmax * sizeof *t));
+    for (unsigned tk = 0; tk <= CUZK_GROUP_TABLE_MAX_K; tk++) {
+        if (tk == 1)
+            continue;
+        double build = 0;
+        if (tk) {
+            double t0 = now_s();
+            CHECK(T::table(t, in.b, n, tk) == CUZK_OK, "group table");
+            build = now_s() - t0;
+            CUDA_OK(h2d(dt, t, cuzk_group_table_len(n, tk) * sizeof *t, g_stream));
+        }
+        typename T::J got;
+        cuzk_gpu_msm_stats st;
+        float tot[5], ones[5];
+        int rc = CUZK_OK;
+        for (int r = -1; r < 5 && rc == CUZK_OK; r++) { /* r = -1: the warm-up */
+            rc = tk ? T::gpu_msm_table(&got, dt, tk, in.dk, n, in.ws, 0, &st, err, sizeof err)
+                    : T::gpu_msm(&got, in.db, in.dk, n, in.ws, 0, &st, err, sizeof err);
+            if (r >= 0)
+                tot[r] = st.ms_total, ones[r] = st.ms_ones;
+        }
+        CHECK(rc == CUZK_OK, "bench-table %s 2^%u k=%u: %s", T::name(), lg, tk, err);
+        if (rc)
+            break;
+        CHECK(T::eq(&got, &want), "bench-table %s 2^%u k=%u: differs from the closed form", T::name(), lg, tk);
+        qsort(tot, 5, sizeof(float), cmp_float);
+        qsort(ones, 5, sizeof(float), cmp_float);
+        char kcell[16] = "bases", bcell[16] = "-";
+        if (tk) {
+            snprintf(kcell, sizeof kcell, "k = %u", tk);
+            snprintf(bcell, sizeof bcell, "%.1f", build);
+        }
+        size_t entries = tk ? cuzk_group_table_len(n, tk) : n;
+        printf("| %s | 2^%u | %s | %.2f | %.1f | %.1f | %zu | %.1f / %.1f / %.1f | %s |\n", T::name(), lg,
+               kcell, (double)entries * sizeof *t / 1073741824.0, tot[2], ones[2], st.n_tail, st.ms_digits_sort,
+               st.ms_accumulate, st.ms_reduce, bcell);
+        fflush(stdout);
+    }
+    cudaFree(dt);
+    free(t);
+    bench_in_free<G>(in);
+}
+
+static int cmd_bench_table(unsigned lg)
+{
+    printf("| group | size | bases | GiB | median ms | ones ms | tail | digits+sort / accumulate / reduce | "
+           "table build s (host) |\n|---|---|---|---|---|---|---|---|---|\n");
+    bench_table_group<1>(lg);
+    bench_table_group<2>(lg < 24 ? lg : 24);
+    return test_finish("test_gpu_msm bench-table");
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "check";
@@ -740,12 +902,14 @@ int main(int argc, char **argv)
              (argc == 3 || (argc == 4 && atoi(argv[3]) >= 1 && atoi(argv[3]) <= 4)) && atoi(argv[2]) >= 23 &&
              atoi(argv[2]) <= 28)
         rc = cmd_bench_tree((unsigned)atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 0);
+    else if (strcmp(cmd, "bench-table") == 0 && argc == 3 && atoi(argv[2]) >= 12 && atoi(argv[2]) <= 26)
+        rc = cmd_bench_table((unsigned)atoi(argv[2]));
     else if (strcmp(cmd, "bench-c") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "g2") == 0)) &&
              atoi(argv[2]) >= 12 && atoi(argv[2]) <= 28)
         rc = argc == 4 ? cmd_bench_c<2>((unsigned)atoi(argv[2])) : cmd_bench_c<1>((unsigned)atoi(argv[2]));
     else {
         fprintf(stderr, "usage: test_gpu_msm check | bench [LG...] | bench-tree LG (23..28) [PARTS (1..4)] | "
-                        "bench-c LG (12..28) [g2]\n");
+                        "bench-c LG (12..28) [g2] | bench-table LG (12..26)\n");
         rc = 2;
     }
     cudaStreamDestroy(g_stream);

@@ -8,7 +8,8 @@
  * be added exactly once, by the thread that owns it (t = i mod stride) and in increasing order, every
  * partial must be started by the first launch before a later launch adds to it, nothing at or past the
  * count of ones may be read, and no more launches run than asked. Then the cut alone at the real grid
- * (MSM_ONES_THREADS) for entry counts up to 2^31.
+ * (MSM_ONES_THREADS) for entry counts up to 2^31. Last, the group tables' masks and entries (the
+ * kernels' helpers) against the layout of the host's builder.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +118,35 @@ int main(void)
             break;
         cuts++;
     }
-    printf("test_msm_ones_host: %zu sums played, %zu cuts at %u threads\n", played, cuts, MSM_ONES_THREADS);
+    /* group tables: the kernels' mask and entries against the layout the host builder writes (cuzk/msm.h):
+     * every entry of a group with a one inside the table, distinct, the singletons where the library puts
+     * them, and the mask the ones' bits of the group */
+    size_t groups_seen = 0;
+    static uint8_t cls[4096];
+    for (int r = 0; r < 2000; r++) {
+        uint64_t x = test_rand64();
+        unsigned k = 2 + (unsigned)(x % (CUZK_GROUP_TABLE_MAX_K - 1));
+        size_t n = 1 + (size_t)((x >> 8) % sizeof cls), len = cuzk_group_table_len(n, k);
+        for (size_t i = 0; i < n; i++)
+            cls[i] = (uint8_t)(test_rand64() % 3); /* CLS_ZERO, CLS_ONE, CLS_TAIL */
+        for (size_t i = 0; i < n; i++)
+            CHECK(group_single((uint32_t)i, k) == cuzk_group_table_entry(i, k), "k %u: singleton of %zu", k, i);
+        uint32_t prev = 0;
+        for (size_t g = 0; g * k < n; g++) {
+            unsigned m = group_ones_mask(cls, n, g, k), want = 0;
+            for (unsigned j = 0; j < k && g * k + j < n; j++)
+                want |= (unsigned)(cls[g * k + j] == CLS_ONE) << j;
+            CHECK(m == want, "k %u n %zu group %zu: mask %u, the ones' bits %u", k, n, g, m, want);
+            for (unsigned mm = 1; mm < (1u << k); mm++) {
+                uint32_t e = group_entry(g, mm, k);
+                CHECK(e < len && (g == 0 && mm == 1 ? e == 0 : e == prev + 1), "k %u group %zu mask %u: entry %u",
+                      k, g, mm, e);
+                prev = e;
+            }
+            groups_seen++;
+        }
+    }
+    printf("test_msm_ones_host: %zu sums played, %zu cuts at %u threads, %zu table groups\n", played, cuts,
+           MSM_ONES_THREADS, groups_seen);
     return test_finish("test_msm_ones_host");
 }
