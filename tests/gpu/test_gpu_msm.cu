@@ -327,6 +327,14 @@ static void check_one(cuzk_gpu_msm *ws, typename grp<G>::A *db, cuzk_fr *dk, con
     }
 }
 
+static size_t largest(const size_t *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
 /* Every shape at every size, window widths, identity and duplicate bases, k·P + (−k)·P. G1 only: tree_min
  * and tree_finish set the batch-affine tree's use (0: the workspace's defaults); lend: the tree's lists in
  * a lent region, poisoned first (and a region one byte too small is refused for the workspace's own). */
@@ -335,9 +343,7 @@ static void check_group(const size_t *sizes, size_t nsizes, size_t tree_min = 0,
                         bool lend = false, unsigned parts = 0)
 {
     typedef grp<G> T;
-    size_t nmax = 0;
-    for (size_t i = 0; i < nsizes; i++)
-        nmax = sizes[i] > nmax ? sizes[i] : nmax;
+    size_t nmax = largest(sizes, nsizes);
     char err[256] = "";
     cuzk_gpu_msm *ws = NULL;
     void *lent = NULL;
@@ -491,9 +497,7 @@ template <int G> static void check_ones_split(size_t n, const unsigned *splits, 
 template <int G> static void check_table(const size_t *sizes, size_t nsizes, size_t tree_min)
 {
     typedef grp<G> T;
-    size_t nmax = 0;
-    for (size_t i = 0; i < nsizes; i++)
-        nmax = sizes[i] > nmax ? sizes[i] : nmax;
+    size_t nmax = largest(sizes, nsizes);
     char err[256] = "";
     cuzk_gpu_msm *ws = NULL;
     int rc = cuzk_gpu_msm_new(&ws, T::group, nmax, err, sizeof err);
