@@ -726,7 +726,7 @@ static int msm_run(typename host_xyzz<F>::J *out, const ec_affine<F> *bases, con
     /* bases as a group table (table_k > 0): its entries must be indexable with 31 bits, as k_digits puts
      * the sign in the 32nd */
     if (table_k && (table_k < 2 || table_k > CUZK_GROUP_TABLE_MAX_K ||
-                    (n + table_k - 1) / table_k * ((1u << table_k) - 1) > ((size_t)1 << 31)))
+                    cuzk_group_table_len(n, table_k) > ((size_t)1 << 31)))
         return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu msm: group table k = %u outside 2..%d or over 2^31 entries",
                          table_k, CUZK_GROUP_TABLE_MAX_K);
     if (n == 0) {
