@@ -24,7 +24,9 @@
 #       bench-prove  whole-proof device stage times at 2^$PROVE_LG (default 20), host then device evaluation
 #       bench-porep  device stage times of one PoRep-shaped partition at 2^$POREP_LG (default 22; 27 = full);
 #                    POREP_QUICK=1: only the default B2 place, then the streamed key; POREP_FORMS=1: the key
-#                    in bellperson's form, then in the coset form (docs/design/021), median of 5 each
+#                    in bellperson's form, then in the coset form (docs/design/021), median of 5 each;
+#                    POREP_TABLES=1: the coset form with its bases, then with group tables of k = 2 and 3
+#                    (docs/design/020), median of 5 each
 #       bench-sweep  cuzk-bench sweep on the PoRep-shaped workload at 2^$SWEEP_LG (default 23), 10 partitions
 #                    per proof, over $SWEEP_C x $SWEEP_J x $SWEEP_GW (defaults 5,10,20 x 2,5,10 x 1,2);
 #                    $SWEEP_FLAGS: more cuzk-bench flags (e.g. --no-zpack)
@@ -203,6 +205,7 @@ if has bench-ntt || has bench-msm || has bench-prove || has bench-setup || has b
     quick=()
     [ "${POREP_QUICK:-0}" = 1 ] && quick=(quick)
     [ "${POREP_FORMS:-0}" = 1 ] && quick=(forms) # the key's two forms, A/B (docs/design/021)
+    [ "${POREP_TABLES:-0}" = 1 ] && quick=(tables) # coset form, bases vs group tables (docs/design/020)
     has bench-porep && run bench-porep "$bdir/test_gpu_prove" bench-porep "${POREP_LG:-22}" "${quick[@]}"
     has bench-setup && run bench-setup "$bdir/test_gpu_setup" bench "${SETUP_LG:-20}"
     # shellcheck disable=SC2086

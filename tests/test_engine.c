@@ -439,7 +439,8 @@ static int tb_device(void *ctx, void *state, cuzk_engine_part *p, char *err, siz
         rc = tb_lose(t, p, false, err, errlen);
     if (rc == CUZK_OK) {
         if (t->span) /* a bracket recorded before t0 and after t1, so that "inner" lies inside it whatever
-                      * the scheduler does (the backend's own "prove" starts after t0, by an unbounded delay) */
+                      * the scheduler does (the backend's own "prove" starts after t0, by an unbounded delay)
+                      */
             cuzk_engine_stage(p, "outer", false);
         int64_t t0 = cuzk_timeline_clock_us();
         rc = t->cpu->device(NULL, state, p, err, errlen);
@@ -672,8 +673,8 @@ static void tb_saw(tb_ctx *t, cuzk_engine_eval ev, bool check, const char *what)
           bad, unpacked, pres);
     /* pinned: what the device reads (a, b, c; the packing), and z only when it is not packed */
     int zpin = atomic_load(&t->z_pinned), zplain = atomic_load(&t->z_plain);
-    CHECK((dev ? zplain == pres && zpin == 0 : zpin == pres && zplain == 0) && atomic_load(&t->zp_plain) == 0 &&
-              atomic_load(&t->abc_plain) == 0,
+    CHECK((dev ? zplain == pres && zpin == 0 : zpin == pres && zplain == 0) &&
+              atomic_load(&t->zp_plain) == 0 && atomic_load(&t->abc_plain) == 0,
           "%s: pre saw z pinned %d times, plain %d, of %d (%s); packings plain %d, device a, b, c plain %d",
           what, zpin, zplain, pres, dev ? "packed: plain" : "pinned", atomic_load(&t->zp_plain),
           atomic_load(&t->abc_plain));
@@ -1183,8 +1184,8 @@ static void saw_unpacked(tb_ctx *t, cuzk_engine *e, int n, uint64_t counted, boo
           "%s: pre saw %d unpacked witnesses of %d (%llu counted unpacked, %llu expected)", what,
           atomic_load(&t->zp_none), n, (unsigned long long)st.parts_unpacked, (unsigned long long)counted);
     CHECK(atomic_load(z_pinned ? &t->z_pinned : &t->z_plain) == n,
-          "%s: z pinned in %d of %d partitions, plain in %d (expected %s)", what, atomic_load(&t->z_pinned), n,
-          atomic_load(&t->z_plain), z_pinned ? "pinned" : "plain");
+          "%s: z pinned in %d of %d partitions, plain in %d (expected %s)", what, atomic_load(&t->z_pinned),
+          n, atomic_load(&t->z_plain), z_pinned ? "pinned" : "plain");
 }
 
 /* Packing with device evaluation: off with CUZK_ENGINE_NO_ZPACK (pre sees no packing, the proofs are the
@@ -1257,8 +1258,8 @@ static void test_pack(void)
                 synth_ctx_init(&x, 1);
                 await_ok(e, submit(e, k2, 1, CUZK_PRIO_NORMAL, &x, what), 1, true, what);
                 CHECK(atomic_load(&tb.z_pinned) == 0 && atomic_load(&tb.z_plain) == 3,
-                      "%s: then a small circuit's z: pinned %d, plain %d of 3", what, atomic_load(&tb.z_pinned),
-                      atomic_load(&tb.z_plain));
+                      "%s: then a small circuit's z: pinned %d, plain %d of 3", what,
+                      atomic_load(&tb.z_pinned), atomic_load(&tb.z_plain));
                 cuzk_engine_key_free(k2);
             }
             drained(e, k, what);
@@ -1308,6 +1309,30 @@ static void test_admission(void)
     c.synth_workers = -1;
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e, "%s: negative workers accepted",
           what);
+    /* key_tables: 2..4, -1 (none) or 0 (the default, 4); resolved in the configuration; the part sees
+     * the largest k or 0 */
+    static const int bad_tables[] = {1, 5, -2, 100, INT32_MIN};
+    for (size_t i = 0; i < sizeof bad_tables / sizeof bad_tables[0]; i++) {
+        c = small_config();
+        c.key_tables = bad_tables[i];
+        CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "key_tables"),
+              "%s: key_tables %d accepted: %s", what, bad_tables[i], err);
+    }
+    static const int good_tables[][2] = {{0, 4}, {-1, -1}, {2, 2}, {3, 3}, {4, 4}};
+    for (size_t i = 0; i < sizeof good_tables / sizeof good_tables[0]; i++) {
+        c = small_config();
+        c.key_tables = good_tables[i][0];
+        int rc = cuzk_engine_new(&e, &c, err, sizeof err);
+        CHECK(rc == CUZK_OK, "%s: key_tables %d refused: %s", what, good_tables[i][0], err);
+        if (rc == CUZK_OK) {
+            cuzk_engine_config got;
+            cuzk_engine_get_config(e, &got);
+            CHECK(got.key_tables == good_tables[i][1], "%s: key_tables %d resolved to %d, not %d", what,
+                  good_tables[i][0], got.key_tables, good_tables[i][1]);
+            cuzk_engine_free(e);
+            e = NULL;
+        }
+    }
     tb_ctx tb;
     cuzk_engine_backend be = tb_backend(&tb);
     c = small_config();
@@ -1738,8 +1763,8 @@ static void test_random_configs(void)
         uint64_t ids[2] = {0, 0};
         for (int j = 0; j < 2; j++) {
             synth_ctx_init(&sc[j], j);
-            cuzk_engine_job job = {.key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_cb,
-                                   .user = &sc[j]};
+            cuzk_engine_job job = {
+                .key = k, .n_parts = 2, .prio = CUZK_PRIO_NORMAL, .synth = synth_cb, .user = &sc[j]};
             err[0] = '\0';
             if (cuzk_engine_submit(e, &job, &ids[j], err, sizeof err) != CUZK_OK) {
                 CHECK(ids[j] == 0 && err[0], "%s: job refused without a message", what);
@@ -1754,7 +1779,8 @@ static void test_random_configs(void)
             if (rc == CUZK_OK) {
                 CHECK(res.n_proofs == 2, "%s: %zu proofs", what, res.n_proofs);
                 for (size_t p = 0; p < res.n_proofs; p++)
-                    CHECK(cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &res.proofs[p], err, sizeof err) == CUZK_OK,
+                    CHECK(cuzk_groth16_verify(&PVK, Z + 1, NI - 1, &res.proofs[p], err, sizeof err) ==
+                              CUZK_OK,
                           "%s: a proof does not verify: %s", what, err);
                 proved++;
             } else {
@@ -1767,8 +1793,8 @@ static void test_random_configs(void)
     }
     printf("random configs: %d engines made (%d jobs proved, %d refused), %d configs or keys refused\n", made,
            proved, refused_job, refused_cfg);
-    CHECK(made > 10 && proved > 10 && refused_cfg > 10, "random configs: too few of each outcome (%d, %d, %d)",
-          made, proved, refused_cfg);
+    CHECK(made > 10 && proved > 10 && refused_cfg > 10,
+          "random configs: too few of each outcome (%d, %d, %d)", made, proved, refused_cfg);
 }
 
 /* Devices picked by number (config.device_mask): only those get workers and partitions, each under its
@@ -1838,8 +1864,8 @@ static void test_device_list(void)
               (unsigned long long)m);
         char buf[256];
         cuzk_engine_device_list_format(cases[i].mask, buf, sizeof buf);
-        CHECK(!strcmp(buf, cases[i].printed), "%s: %#llx printed '%s'", what, (unsigned long long)cases[i].mask,
-              buf);
+        CHECK(!strcmp(buf, cases[i].printed), "%s: %#llx printed '%s'", what,
+              (unsigned long long)cases[i].mask, buf);
     }
     CHECK(cuzk_engine_device_list_parse(NULL, &(uint64_t){0}) == CUZK_EINVAL, "%s: NULL accepted", what);
     /* random masks print to a list that parses back to them; truncation leaves a terminated prefix */
@@ -1852,11 +1878,11 @@ static void test_device_list(void)
         char buf[256], small[8];
         cuzk_engine_device_list_format(mask, buf, sizeof buf);
         uint64_t back = 0;
-        CHECK(cuzk_engine_device_list_parse(buf, &back) == CUZK_OK && back == mask, "%s: %#llx -> '%s' -> %#llx",
-              what, (unsigned long long)mask, buf, (unsigned long long)back);
+        CHECK(cuzk_engine_device_list_parse(buf, &back) == CUZK_OK && back == mask,
+              "%s: %#llx -> '%s' -> %#llx", what, (unsigned long long)mask, buf, (unsigned long long)back);
         cuzk_engine_device_list_format(mask, small, sizeof small);
-        CHECK(strlen(small) < sizeof small && !strncmp(small, buf, strlen(small)), "%s: truncated '%s' of '%s'",
-              what, small, buf);
+        CHECK(strlen(small) < sizeof small && !strncmp(small, buf, strlen(small)),
+              "%s: truncated '%s' of '%s'", what, small, buf);
     }
 }
 
@@ -1924,8 +1950,10 @@ static void test_device_mask(void)
     if (e) {
         cuzk_engine_config got;
         cuzk_engine_get_config(e, &got);
-        CHECK(got.devices == 2 && got.device_mask == 0xa && got.queue_depth == 4, "%s: resolved %d devices, "
-              "mask %#llx, queue %d", what, got.devices, (unsigned long long)got.device_mask, got.queue_depth);
+        CHECK(got.devices == 2 && got.device_mask == 0xa && got.queue_depth == 4,
+              "%s: resolved %d devices, "
+              "mask %#llx, queue %d",
+              what, got.devices, (unsigned long long)got.device_mask, got.queue_depth);
         CHECK(cuzk_engine_device_id(&got, 0) == 1 && cuzk_engine_device_id(&got, 1) == 3 &&
                   cuzk_engine_device_id(&got, 2) == -1,
               "%s: device ids %d %d %d", what, cuzk_engine_device_id(&got, 0), cuzk_engine_device_id(&got, 1),
@@ -1957,8 +1985,8 @@ static void test_device_mask(void)
     }
     CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: close: %s", what, err);
     CHECK(atomic_load(&ms.events) > 0 && atomic_load(&ms.bad_dev) == 0 && atomic_load(&ms.bad_lane) == 0,
-          "%s: %d events, %d on another device, %d on a lane of another device", what, atomic_load(&ms.events),
-          atomic_load(&ms.bad_dev), atomic_load(&ms.bad_lane));
+          "%s: %d events, %d on another device, %d on a lane of another device", what,
+          atomic_load(&ms.events), atomic_load(&ms.bad_dev), atomic_load(&ms.bad_lane));
     CHECK(atomic_load(&tb.workers_live) == 0, "%s: worker states leaked", what);
 }
 
@@ -2105,7 +2133,8 @@ static void test_stage_span(void)
     }
     CHECK(cuzk_timeline_close(tl, err, sizeof err) == CUZK_OK, "%s: close: %s", what, err);
     CHECK(sc.n_prove == 5 && sc.n_outer == 5 && sc.n_inner == 5 && sc.bad == 0,
-          "%s: %d prove, %d outer, %d inner stages, %d misplaced", what, sc.n_prove, sc.n_outer, sc.n_inner, sc.bad);
+          "%s: %d prove, %d outer, %d inner stages, %d misplaced", what, sc.n_prove, sc.n_outer, sc.n_inner,
+          sc.bad);
 }
 
 static void test_timeline(void)

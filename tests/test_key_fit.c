@@ -12,6 +12,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu/key_fit.h"
 #include "testutil.h"
@@ -98,6 +99,37 @@ static key_fit_in porep(double free_gib, unsigned workers)
     in.workers = workers;
     in.resident_cap = UINT64_MAX;
     return in;
+}
+
+/* The PoRep key's vectors with the witness vectors as group tables of k: ceil(n / k) groups of 2^k − 1
+ * entries each (cuzk/msm.h's layout, counted here from the lengths), in every row k = 2..4. */
+static void porep_tables(key_fit_in *in)
+{
+    uint64_t n[KEY_FIT_VECTORS] = {((uint64_t)1 << 27) - 1, 130169893, 129778383, 33063153, 33063153};
+    for (unsigned k = 2; k <= KEY_FIT_TABLE_MAX_K; k++)
+        for (int i = 0; i < KEY_FIT_VECTORS; i++)
+            in->table[k][i] = i == 0 ? n[0] * 96 : (n[i] + k - 1) / k * ((1u << k) - 1) * (i == 4 ? 192 : 96);
+    in->table_headroom = (uint64_t)8 << 30;
+}
+
+/* The tables' oracle: from k_max down, the first k offered whose whole-key need (128-bit sums of the
+ * table row, the reserve and the headroom) fits the free bytes and whose bytes fit the cap. */
+static unsigned tables_oracle(const key_fit_in *in, unsigned k_max)
+{
+    for (unsigned k = k_max > KEY_FIT_TABLE_MAX_K ? KEY_FIT_TABLE_MAX_K : k_max; k >= 2; k--) {
+        key_fit_in t = *in;
+        u128 r = 0, need;
+        int offered = 0;
+        for (int i = 0; i < KEY_FIT_VECTORS; i++) {
+            t.vec[i] = in->table[k][i];
+            r += in->table[k][i];
+            offered |= in->table[k][i] != 0;
+        }
+        need = need128(&t, KEY_FIT_ALL, r) + in->table_headroom;
+        if (offered && need < (u128)UINT64_MAX && need <= in->free && r <= in->resident_cap)
+            return k;
+    }
+    return 0;
 }
 
 static const char *name(key_fit f)
@@ -207,8 +239,41 @@ int main(void)
     in.circuit = UINT64_MAX;
     expect(&in, KEY_FIT_NONE, 0, "circuit near 2^64, all memory free");
 
+    /* group tables (docs/design/020, thirty-seventh session): on the H200 one worker takes k = 3 (k = 4's
+     * +87 GiB does not fit), within the issue's 130 GiB; two workers take none, not even k = 2 */
+    in = porep(139.3, 1);
+    porep_tables(&in);
+    CHECK(key_fit_tables(&in, 4) == 3, "PoRep tables, H200, 1 worker: k = %u, expected 3",
+          key_fit_tables(&in, 4));
+    CHECK(key_fit_tables(&in, 2) == 2, "PoRep tables, H200, 1 worker, k up to 2: k = %u",
+          key_fit_tables(&in, 2));
+    key_fit_in t3 = in;
+    for (int i = 0; i < KEY_FIT_VECTORS; i++)
+        t3.vec[i] = in.table[3][i];
+    r = key_fit_need(&t3, KEY_FIT_ALL);
+    printf(
+        "test_key_fit: PoRep with tables of k = 3, one worker: %.2f GiB of the device (tables +%.2f GiB)\n",
+        r / GIB, (key_fit_resident(&t3, KEY_FIT_ALL) - key) / GIB);
+    CHECK(r < gib(130.0), "PoRep, k = 3, 1 worker: %.2f GiB, over the 130 GiB target", r / GIB);
+    in.workers = 2;
+    CHECK(key_fit_tables(&in, 4) == 0, "PoRep tables, H200, 2 workers: k = %u, expected none",
+          key_fit_tables(&in, 4));
+    in.workers = 1;
+    CHECK(key_fit_tables(&in, 1) == 0 && key_fit_tables(&in, 0) == 0, "k_max below 2 took a table");
+    in.free = r + in.table_headroom; /* exactly k = 3's need with the headroom, then one byte less */
+    CHECK(key_fit_tables(&in, 4) == 3, "free = k = 3's need: k = %u", key_fit_tables(&in, 4));
+    in.free--;
+    CHECK(key_fit_tables(&in, 4) == 2, "free = k = 3's need - 1: k = %u, expected 2", key_fit_tables(&in, 4));
+    in = porep(139.3, 1);
+    porep_tables(&in);
+    in.resident_cap = key; /* key_vram at the plain key's size: no room for tables */
+    CHECK(key_fit_tables(&in, 4) == 0, "cap = the key: tables of k = %u", key_fit_tables(&in, 4));
+    memset(in.table, 0, sizeof in.table); /* none offered (a zkey): none taken, whatever the room */
+    in.resident_cap = UINT64_MAX, in.free = UINT64_MAX - 1;
+    CHECK(key_fit_tables(&in, 4) == 0, "no tables offered: k = %u", key_fit_tables(&in, 4));
+
     /* random inputs, many near the boundaries and near 2^64 */
-    size_t tried = 0, kinds[3] = {0, 0, 0};
+    size_t tried = 0, kinds[3] = {0, 0, 0}, tables_taken[4] = {0, 0, 0, 0}; /* none, k = 2, 3, 4 */
     for (int i = 0; i < 300000; i++) {
         key_fit_in x = {0};
         uint64_t v[12];
@@ -243,6 +308,31 @@ int main(void)
                   name(got), gm, name(want), om, (unsigned long long)x.free, x.workers);
             break;
         }
+        /* tables: rows scaled from vec (the ratios of k = 2..4, or sizes near 2^64), a headroom */
+        for (unsigned k = 2; k <= KEY_FIT_TABLE_MAX_K; k++)
+            for (int j = 0; j < KEY_FIT_VECTORS; j++)
+                x.table[k][j] = (v[j] & 7) == 7 ? UINT64_MAX - (v[j] >> 40)
+                                : j == 0        ? x.vec[0]
+                                                : x.vec[j] / k * ((1u << k) - 1) + (v[j] >> 60);
+        x.table_headroom = (v[10] & 3) == 3 ? UINT64_MAX - (v[10] >> 50) : (v[10] >> 2) % ((uint64_t)1 << 34);
+        if (i % 3 ==
+            1) { /* device-like sizes, free set at one k's need with the headroom, give or take one */
+            unsigned k = 2 + (unsigned)(test_rand64() % 3);
+            x.circuit %= (uint64_t)1 << 34, x.prover %= (uint64_t)1 << 36, x.reserve %= (uint64_t)1 << 30;
+            x.stage_cap %= (uint64_t)1 << 33, x.workers %= 5, x.table_headroom %= (uint64_t)1 << 34;
+            key_fit_in t = x;
+            for (int j = 0; j < KEY_FIT_VECTORS; j++)
+                t.vec[j] = x.table[k][j] % ((uint64_t)1 << 38), x.table[k][j] = t.vec[j];
+            t.reserve = key_fit_add(x.reserve, x.table_headroom);
+            x.free = key_fit_need(&t, KEY_FIT_ALL) + (uint64_t)(i / 3 % 3) - 1;
+        }
+        unsigned kmax = (unsigned)(test_rand64() % 6), gk = key_fit_tables(&x, kmax),
+                 ok_ = tables_oracle(&x, kmax);
+        tables_taken[ok_ ? ok_ - 1 : 0]++;
+        if (gk != ok_) {
+            CHECK(0, "random tables %d: k = %u, the oracle %u (k up to %u)", i, gk, ok_, kmax);
+            break;
+        }
         if (x.workers <= 8) { /* the workers a refusal names: the most with which the oracle finds a plan */
             unsigned most = most_workers(&x);
             if (key_fit_workers(&x) != most) {
@@ -256,5 +346,9 @@ int main(void)
            "%zu no room)\n",
            tried, kinds[0], kinds[1], kinds[2]);
     CHECK(kinds[0] > 1000 && kinds[1] > 1000 && kinds[2] > 1000, "the random plans miss a kind");
+    printf("test_key_fit: tables against their oracle: none %zu, k = 2 %zu, k = 3 %zu, k = 4 %zu\n",
+           tables_taken[0], tables_taken[1], tables_taken[2], tables_taken[3]);
+    CHECK(tables_taken[0] > 1000 && tables_taken[1] > 300 && tables_taken[2] > 300 && tables_taken[3] > 300,
+          "the random tables miss a k");
     return test_finish("test_key_fit");
 }

@@ -93,12 +93,13 @@ typedef struct cuzk_engine_part {
     const cuzk_zpack *zp; /* z packed for its upload (backend packed_z, device evaluation), valid in pre and
                              device only; NULL when not packed (packing off, or too many values other than
                              0 and 1 for its tail) */
-    const cuzk_fr *a, *b, *c;   /* n_abc = cs->n_constraints values each; valid in pre and device only.
-                                   NULL when the device phase evaluates them (device evaluation, below) */
+    const cuzk_fr *a, *b, *c; /* n_abc = cs->n_constraints values each; valid in pre and device only.
+                                 NULL when the device phase evaluates them (device evaluation, below) */
     size_t n_abc;
     bool check; /* device evaluation only: the device phase checks a∘b = c (CUZK_EUNSAT with the row) */
-    uint64_t key_vram;        /* config.key_vram: device bytes for resident keys per device, 0 = what fits */
-    cuzk_fr r, s;             /* the proof's randomness */
+    uint64_t key_vram;   /* config.key_vram: device bytes for resident keys per device, 0 = what fits */
+    unsigned key_tables; /* config.key_tables resolved: the largest k of a key's group tables, 0 = none */
+    cuzk_fr r, s;        /* the proof's randomness */
     cuzk_groth16_proof proof; /* written by device or post */
     void *pending;            /* the backend's own state from pre/device to post (the backend frees it) */
     void *engine_;            /* internal */
@@ -188,27 +189,32 @@ typedef enum {
 typedef struct {
     const cuzk_engine_backend *backend; /* NULL: the CPU backend */
     int devices;                        /* devices used (default: all of a physical backend; 1 on the CPU) */
-    uint64_t device_mask; /* which devices, by number: bit d = device d (default 0: the first `devices`);
-                             `devices`, when also given, must equal its population. A physical backend's
-                             numbers are its own (CUDA's, within CUDA_VISIBLE_DEVICES); the CPU backend's
-                             devices are lock domains and take any numbers below 64 */
-    int synth_workers;                  /* synthesis threads, one partition each (default 2) */
-    int gpu_workers;                    /* GPU workers per device, sharing the device's lock (default 2) */
-    int gpu_threads;                    /* CPU threads in each GPU worker's pool (default: online CPUs) */
-    int eval_threads; /* host evaluation: threads of the one pool the synthesis workers share for a, b, c
-                         and the check; device evaluation on a backend taking packed witnesses: for the
-                         packing (default: online CPUs; two workers' runs take turns on it) */
-    int post_workers;                   /* post-processing threads (default 1) */
-    int queue_depth;         /* bounded GPU queue of synthesized partitions (default devices × gw) */
-    int pool_idle;           /* idle partition buffers kept (default 2 × (synth + queue + gpu + post)) */
-    uint64_t budget;         /* bytes (default: 3/4 of physical memory) */
-    uint64_t rs_seed;        /* 0: r, s from getrandom(); else cuzk_engine_rs(rs_seed, job, part) (tests) */
-    unsigned flags;          /* CUZK_ENGINE_* */
-    cuzk_engine_eval eval;   /* where a, b, c are evaluated (default AUTO) */
-    uint64_t key_vram; /* GPU backend: device bytes its resident proving keys may take per device (default
-                          0: as many as fit); a key beyond it, or one that does not fit beside its circuit
-                          and the device's gpu_workers provers, is streamed from page-locked host memory
-                          instead (and one that does not fit even so fails its partitions, saying so) */
+    uint64_t device_mask;  /* which devices, by number: bit d = device d (default 0: the first `devices`);
+                              `devices`, when also given, must equal its population. A physical backend's
+                              numbers are its own (CUDA's, within CUDA_VISIBLE_DEVICES); the CPU backend's
+                              devices are lock domains and take any numbers below 64 */
+    int synth_workers;     /* synthesis threads, one partition each (default 2) */
+    int gpu_workers;       /* GPU workers per device, sharing the device's lock (default 2) */
+    int gpu_threads;       /* CPU threads in each GPU worker's pool (default: online CPUs) */
+    int eval_threads;      /* host evaluation: threads of the one pool the synthesis workers share for a, b, c
+                              and the check; device evaluation on a backend taking packed witnesses: for the
+                              packing (default: online CPUs; two workers' runs take turns on it) */
+    int post_workers;      /* post-processing threads (default 1) */
+    int queue_depth;       /* bounded GPU queue of synthesized partitions (default devices × gw) */
+    int pool_idle;         /* idle partition buffers kept (default 2 × (synth + queue + gpu + post)) */
+    uint64_t budget;       /* bytes (default: 3/4 of physical memory) */
+    uint64_t rs_seed;      /* 0: r, s from getrandom(); else cuzk_engine_rs(rs_seed, job, part) (tests) */
+    unsigned flags;        /* CUZK_ENGINE_* */
+    cuzk_engine_eval eval; /* where a, b, c are evaluated (default AUTO) */
+    uint64_t key_vram;     /* GPU backend: device bytes its resident proving keys may take per device (default
+                              0: as many as fit); a key beyond it, or one that does not fit beside its circuit
+                              and the device's gpu_workers provers, is streamed from page-locked host memory
+                              instead (and one that does not fit even so fails its partitions, saying so) */
+    int key_tables; /* GPU backend: the largest k (2..4) of the group tables a wholly resident key's witness
+                       vectors (l, a, b_g1, b_g2) are held as, so that the sums of the bases whose scalar is
+                       one take one addition per group of k (docs/design/020): the largest k whose tables fit
+                       beside everything else and leave 8 GiB of the device free is taken, none when even
+                       k = 2 does not (default 0: 4; -1: never). Same proofs; made at the key's load */
     cuzk_timeline *timeline; /* borrowed, may be NULL; must outlive the engine */
 } cuzk_engine_config;
 

@@ -77,6 +77,18 @@ void cuzk_gpu_pk_vector_bytes(const cuzk_groth16_params *pk, size_t bytes[5]);
 int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident,
                            size_t stage_bytes, char *err, size_t errlen);
 
+/* A key wholly resident with its witness vectors (l, a, b_g1, b_g2) held as their group tables of k = 2..4
+ * (cuzk/msm.h) in place of the bases, h as cuzk_gpu_pk_load holds it: each of those MSMs then adds one
+ * table entry for each group of k scalars that holds a one (cuzk_gpu_g1_msm_table), the same sums with
+ * fewer additions; the proofs are the same. The tables take (2^k − 1) / k times the vectors' bytes
+ * (cuzk_gpu_pk_table_bytes), so this is for a device with room to spare beside its provers. They are made
+ * on the host with pool's threads, chunk by chunk (the host never holds a whole table), at load time: a
+ * full PoRep key's at k = 3 takes tens of seconds. CUZK_EINVAL for k outside 2..4 or no pool, CUZK_ENOMEM
+ * (from CUDA) when the device is too small. docs/design/020, thirty-seventh session. */
+int cuzk_gpu_pk_load_tables(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned k, cuzk_pool *pool,
+                            char *err, size_t errlen);
+/* cuzk_gpu_pk_vector_bytes for a key loaded with tables of k (k outside 2..4: without). */
+void cuzk_gpu_pk_table_bytes(const cuzk_groth16_params *pk, unsigned k, size_t bytes[5]);
 /* The size of one staging buffer the loaders pick for stage_bytes = 0: the largest vector not in
  * `resident` (its bytes) up to CUZK_GPU_STAGE_BYTES, and at least one G2 point. */
 size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned resident);
@@ -108,7 +120,8 @@ size_t cuzk_gpu_prover_bytes_shape(const cuzk_gpu_shape *shape);
 /* Each length the larger of x's and y's. */
 cuzk_gpu_shape cuzk_gpu_shape_max(cuzk_gpu_shape x, cuzk_gpu_shape y);
 
-/* A prover's buffers for keys shaped like gpk's (same vector lengths), on the current device, bound to gpk. */
+/* A prover's buffers for keys shaped like gpk's (same vector lengths), on the current device, bound to gpk.
+ */
 int cuzk_gpu_prover_new(cuzk_gpu_prover **out, const cuzk_gpu_pk *gpk, char *err, size_t errlen);
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 
@@ -170,6 +183,9 @@ const struct cuzk_engine_backend *cuzk_engine_backend_gpu(void);
 /* The backend's keys on device dev now: device bytes of the resident ones, and how many are streamed
  * (cuzk_engine_config.key_vram, or a key that did not fit). */
 void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed);
+/* The largest k of the group tables the keys resident on device dev hold (cuzk_engine_config.key_tables);
+ * 0: none. */
+unsigned cuzk_engine_backend_gpu_tables(int dev);
 
 /* Where the G2 MSM (B2) starts relative to the G1 work of the same proof: not beside it (after B1, on
  * the prover's stream), after H's MSM (on a second stream, beside L, A and B1), or as soon as the B

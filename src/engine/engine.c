@@ -105,7 +105,7 @@ struct cuzk_engine_key {
     const cuzk_groth16_params *pk;
     const cuzk_cs *cs;
     cuzk_groth16_pvk pvk;
-    uint64_t *density[3]; /* cs's a_aux, b_input, b_aux bitmaps, scanned once here for every proof */
+    uint64_t *density[3];  /* cs's a_aux, b_input, b_aux bitmaps, scanned once here for every proof */
     size_t density_pop[3]; /* and their popcounts, so that no partition counts them under a device lock */
     uint64_t key_bytes, ws1, ws2;
     size_t n_z, n_abc;
@@ -700,7 +700,8 @@ static void synth_one(synth_worker *w, slot *s)
      * full scale) holds the CUDA driver for seconds, and a GPU worker's calls wait behind it (the
      * TIMELINE's host_pre); about 13 times less is pinned this way. */
     s->zbuf = buf_get(e, k->n_z * sizeof(cuzk_fr), !e->pack);
-    if (e->pack) /* with the witness's, before any device work of this partition; none: the witness goes whole */
+    if (e->pack) /* with the witness's, before any device work of this partition; none: the witness goes whole
+                  */
         s->packbuf = buf_get(e, cuzk_zpack_bytes(k->n_z, cuzk_zpack_default_cap(k->n_z)), true);
     if (!dev_eval)
         s->abcbuf = buf_get(e, 3 * k->n_abc * sizeof(cuzk_fr), true);
@@ -760,6 +761,7 @@ static void synth_one(synth_worker *w, slot *s)
     s->p.c = c;
     s->p.check = dev_eval && !(e->cfg.flags & CUZK_ENGINE_NO_CHECK);
     s->p.key_vram = e->cfg.key_vram;
+    s->p.key_tables = e->cfg.key_tables > 0 ? (unsigned)e->cfg.key_tables : 0;
     pthread_mutex_lock(&e->mu);
     j->synth_us += t1 - t0;
     while (j->state == J_ACTIVE && e->gpu_q_len >= e->cfg.queue_depth)
@@ -1176,6 +1178,13 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     if (!c->pool_idle)
         c->pool_idle =
             2 * (c->synth_workers + c->queue_depth + c->devices * c->gpu_workers + c->post_workers);
+    if (!c->key_tables)
+        c->key_tables = 4;
+    if (c->key_tables != -1 && (c->key_tables < 2 || c->key_tables > 4))
+        return cuzk_fail(err, errlen, CUZK_EINVAL,
+                         "engine: key_tables is %d; it must be 2, 3 or 4 (the largest k), -1 (none) or 0 "
+                         "(the default, 4)",
+                         c->key_tables);
     if ((int)c->eval < CUZK_ENGINE_EVAL_AUTO || (int)c->eval > CUZK_ENGINE_EVAL_DEVICE)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: evaluation place %d is not auto, host or device",
                          (int)c->eval);

@@ -57,6 +57,9 @@
 #define GPU_MAX_WORKERS 64 /* GPU workers per device */
 #define GPU_MAX_DEVICES 64 /* device numbers 0..63 (cuzk_engine_config.device_mask) */
 #define KEY_FIT_RESERVE ((uint64_t)512 << 20) /* device bytes a key's plan leaves free (key_fit.h) */
+/* what a plan with group tables leaves free beyond that: tables are a speed-up, never worth a device on
+ * the edge of its memory (on the H200, 143,771 MiB, a peak within 130 GiB) */
+#define KEY_TABLE_HEADROOM ((uint64_t)8 << 30)
 
 typedef struct key_entry {
     const cuzk_groth16_params *pk;
@@ -64,6 +67,7 @@ typedef struct key_entry {
     cuzk_gpu_pk *gpk;
     size_t resident;                           /* gpk's device bytes (its resident vectors) */
     bool whole;                                /* every vector resident (else some are streamed) */
+    unsigned table_k;                          /* its witness vectors held as group tables of k; 0: not */
     cuzk_gpu_cs *gcs;                          /* device evaluation only */
     struct key_entry *next;
 } key_entry;
@@ -260,6 +264,12 @@ static int plan_key(const key_entry *e, const cuzk_engine_part *p, bool dev_eval
     in->reserve = KEY_FIT_RESERVE;
     in->workers = workers ? workers : 1;
     in->resident_cap = !p->key_vram ? UINT64_MAX : on >= p->key_vram ? 0 : p->key_vram - on;
+    for (unsigned k = 2; k <= KEY_FIT_TABLE_MAX_K; k++) {
+        cuzk_gpu_pk_table_bytes(pk, k, vec);
+        for (int i = 0; i < KEY_FIT_VECTORS; i++)
+            in->table[k][i] = vec[i];
+    }
+    in->table_headroom = KEY_TABLE_HEADROOM;
     if (key_fit_plan(in, mask) != KEY_FIT_NONE)
         return CUZK_OK;
     return refuse(e, in, err, errlen);
@@ -283,8 +293,19 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
         unsigned mask = 0;
         cuzk_gpu_pk *gpk_new = NULL;
         cuzk_gpu_shape shape;
+        unsigned table_k = 0;
         rc = plan_key(e, p, dev_eval, &in, &mask, &shape, err, errlen);
-        if (rc == CUZK_OK) {
+        if (rc == CUZK_OK && mask == KEY_FIT_ALL && p->key_tables)
+            table_k = key_fit_tables(&in, p->key_tables);
+        if (table_k) { /* tables where they fit; the plain key when they did not after all */
+            rc = cuzk_gpu_pk_load_tables(&gpk_new, e->pk, table_k, w->pool, err, errlen);
+            if (rc == CUZK_ENOMEM)
+                table_k = 0, rc = CUZK_OK;
+            else if (rc == CUZK_OK)
+                for (int i = 0; i < KEY_FIT_VECTORS; i++)
+                    in.vec[i] = in.table[table_k][i]; /* what e->resident counts */
+        }
+        if (rc == CUZK_OK && !gpk_new) {
             rc = cuzk_gpu_pk_load_mixed(&gpk_new, e->pk, mask, 0, err, errlen);
             if (rc == CUZK_ENOMEM && mask) { /* the plan's resident part did not fit after all */
                 mask = 0;
@@ -302,6 +323,7 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
             e->gpk = gpk_new;
             e->resident = key_fit_resident(&in, mask);
             e->whole = mask == KEY_FIT_ALL;
+            e->table_k = table_k;
             pthread_mutex_unlock(&g_ctx.lock);
         }
     }
@@ -489,6 +511,17 @@ static void gpu_key_free(void *ctx, const cuzk_groth16_params *pk)
 extern "C" void cuzk_engine_backend_gpu_keys(int dev, uint64_t *resident_bytes, unsigned *streamed)
 {
     *resident_bytes = keys_on(dev, streamed);
+}
+
+extern "C" unsigned cuzk_engine_backend_gpu_tables(int dev)
+{
+    unsigned k = 0;
+    pthread_mutex_lock(&g_ctx.lock);
+    for (const key_entry *e = g_ctx.keys; e; e = e->next)
+        if (e->dev == dev && e->gpk && e->table_k > k)
+            k = e->table_k;
+    pthread_mutex_unlock(&g_ctx.lock);
+    return k;
 }
 
 extern "C" const cuzk_engine_backend *cuzk_engine_backend_gpu(void)

@@ -10,6 +10,10 @@
  * an 80 GB card (79.6 GiB) the whole key resident leaves no room for even one prover (86.5 GiB): with one
  * worker H, L and B1 stay resident (26.6 GiB) and A and B2 are streamed (each prover then holding two
  * 4 GiB staging buffers); two workers do not fit even with the whole key streamed.
+ *
+ * A wholly resident key may then hold its witness vectors as group tables (key_fit_tables), which take
+ * (2^k − 1) / k times their bytes: on the H200 with one worker the PoRep key's tables of k = 3 (+43 GiB)
+ * fit, with two not even k = 2's, as the tables must leave table_headroom (8 GiB) free.
  */
 #ifndef CUZK_GPU_KEY_FIT_H
 #define CUZK_GPU_KEY_FIT_H
@@ -18,6 +22,7 @@
 
 #define KEY_FIT_VECTORS 5 /* h, l, a, b_g1, b_g2: bit i of a plan's mask is vec[i] (CUZK_GPU_PK_*) */
 #define KEY_FIT_ALL 31u
+#define KEY_FIT_TABLE_MAX_K 4 /* group tables of k = 2..4 (CUZK_GROUP_TABLE_MAX_K) */
 
 typedef enum {
     KEY_FIT_RESIDENT = 0, /* the whole key, the circuit and every prover fit */
@@ -35,6 +40,10 @@ typedef struct {
     uint64_t reserve;      /* left free for what is not counted (CUDA's own allocations, rounding) */
     unsigned workers;      /* provers the key will have on the device (at least 1 is counted) */
     uint64_t resident_cap; /* key_vram less the keys already resident there, or UINT64_MAX: no cap */
+    uint64_t table[KEY_FIT_TABLE_MAX_K + 1][KEY_FIT_VECTORS]; /* the vectors' device bytes with the witness
+                                                   vectors as group tables of k (row k = 2..4; a row of
+                                                   zeros: k not offered) */
+    uint64_t table_headroom; /* device bytes a plan with tables leaves free beyond `reserve` */
 } key_fit_in;
 
 static inline uint64_t key_fit_add(uint64_t a, uint64_t b)
@@ -108,6 +117,26 @@ static inline key_fit key_fit_plan(const key_fit_in *in, unsigned *mask)
         found = 1;
     }
     return found ? KEY_FIT_STREAMED : KEY_FIT_NONE;
+}
+
+/* For a key wholly resident (key_fit_plan's KEY_FIT_RESIDENT): the largest k, up to k_max, whose tables
+ * fit in its place (the need counted with table[k] for vec, table_headroom more left free, the resident
+ * bytes within the cap); 0 when none does. The tables are a speed-up a proof can do without, so they
+ * never take the room a worker or the key itself needs: they come after the plan, only where all fits. */
+static inline unsigned key_fit_tables(const key_fit_in *in, unsigned k_max)
+{
+    for (unsigned k = k_max < KEY_FIT_TABLE_MAX_K ? k_max : KEY_FIT_TABLE_MAX_K; k >= 2; k--) {
+        key_fit_in t = *in;
+        int offered = 0;
+        for (int i = 0; i < KEY_FIT_VECTORS; i++) {
+            t.vec[i] = in->table[k][i];
+            offered |= in->table[k][i] != 0;
+        }
+        t.reserve = key_fit_add(in->reserve, in->table_headroom);
+        if (offered && key_fit_fits(&t, KEY_FIT_ALL))
+            return k;
+    }
+    return 0;
 }
 
 /* The most workers, up to in->workers, with whose provers some plan fits (not always the wholly streamed

@@ -38,6 +38,7 @@
 
 #include "cuzk/gpu_msm.h"
 #include "cuzk/gpu_ntt.h"
+#include "cuzk/msm.h"
 #include "cuzk/gpu_prove.h"
 #include "cuzk/timeline.h"
 #define GPU_MODULE "gpu prove"
@@ -54,6 +55,7 @@ struct cuzk_gpu_pk {
     size_t n_h, n_l, n_a, n_b;
     size_t m;     /* the domain (cuzk_groth16_domain_size); 0: n_h + 1 (zkeys) */
     bool h_coset; /* the coset form (cuzk/groth16.h): H's scalars are A·B on the coset, m of them */
+    unsigned table_k; /* l, a, b1, b2 held as their group tables of k (cuzk/msm.h); 0: as bases */
     cuzk_g1_affine *h, *l, *a, *b1; /* device, or (host[i]) the host key's pinned vectors */
     cuzk_g2_affine *b2;
     bool streamed;      /* some vector is read from host memory (host[]) */
@@ -171,6 +173,65 @@ extern "C" void cuzk_gpu_pk_vector_bytes(const cuzk_groth16_params *pk, size_t b
     pk_vectors(pk, src, bytes);
 }
 
+extern "C" void cuzk_gpu_pk_table_bytes(const cuzk_groth16_params *pk, unsigned k, size_t bytes[5])
+{
+    const void *src[5];
+    pk_vectors(pk, src, bytes);
+    if (k < 2 || k > CUZK_GROUP_TABLE_MAX_K)
+        return;
+    bytes[1] = cuzk_group_table_len(pk->n_l, k) * sizeof(cuzk_g1_affine);
+    bytes[2] = cuzk_group_table_len(pk->n_a, k) * sizeof(cuzk_g1_affine);
+    bytes[3] = cuzk_group_table_len(pk->n_b, k) * sizeof(cuzk_g1_affine);
+    bytes[4] = cuzk_group_table_len(pk->n_b, k) * sizeof(cuzk_g2_affine);
+}
+
+/* The table entries one chunk of a table's build holds on the host (its groups are whole: ≤ 192 MiB of
+ * G1 entries, 384 MiB of G2). */
+#define TABLE_CHUNK_ENTRIES ((size_t)1 << 21)
+
+/* *dst (device) = the group table of k of the n bases at src (G2 when g2), made on the host chunk by chunk
+ * with pool's threads into one page-locked buffer and copied up after each chunk: the host never holds a
+ * whole table. */
+static int table_upload(void **dst, const void *src, size_t n, bool g2, unsigned k, cuzk_pool *pool,
+                        const char *what, char *err, size_t errlen)
+{
+    *dst = NULL;
+    size_t len = cuzk_group_table_len(n, k), psz = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+    if (!len)
+        return CUZK_OK;
+    size_t per = ((size_t)1 << k) - 1, chunk_groups = TABLE_CHUNK_ENTRIES / per;
+    size_t chunk_groups_n = (n + k - 1) / k < chunk_groups ? (n + k - 1) / k : chunk_groups;
+    void *buf = NULL;
+    cudaError_t e = cudaMalloc(dst, len * psz);
+    if (e != cudaSuccess) {
+        *dst = NULL;
+        return cuda_fail(err, errlen, what, e);
+    }
+    e = cudaHostAlloc(&buf, chunk_groups_n * per * psz, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        cudaFree(*dst), *dst = NULL;
+        return cuda_fail(err, errlen, "a group table's page-locked chunk (cudaHostAlloc)", e);
+    }
+    int rc = CUZK_OK;
+    for (size_t g = 0; g * k < n && rc == CUZK_OK; g += chunk_groups) {
+        size_t lo = g * k, cnt = n - lo < chunk_groups * k ? n - lo : chunk_groups * k;
+        size_t ents = cuzk_group_table_len(cnt, k);
+        rc = g2 ? cuzk_g2_group_table((cuzk_g2_affine *)buf, (const cuzk_g2_affine *)src + lo, cnt, k, pool)
+                : cuzk_g1_group_table((cuzk_g1_affine *)buf, (const cuzk_g1_affine *)src + lo, cnt, k, pool);
+        if (rc) {
+            rc = cuzk_fail(err, errlen, rc, "gpu prove: %s: the host could not make the group table", what);
+            break;
+        }
+        e = cudaMemcpy((uint8_t *)*dst + g * per * psz, buf, ents * psz, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess)
+            rc = cuda_fail(err, errlen, what, e);
+    }
+    cudaFreeHost(buf);
+    if (rc)
+        cudaFree(*dst), *dst = NULL;
+    return rc;
+}
+
 extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned resident)
 {
     const void *src[5];
@@ -186,7 +247,7 @@ extern "C" size_t cuzk_gpu_stage_bytes(const cuzk_groth16_params *pk, unsigned r
  * host memory, page-locked here, each of their MSMs streaming the bases through two staging buffers of
  * the prover: the copy of segment i + 1 runs beside the MSM of segment i. */
 static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident, size_t stage_bytes,
-                   char *err, size_t errlen)
+                   unsigned table_k, cuzk_pool *pool, char *err, size_t errlen)
 {
     *out = NULL;
     if (!pk_complete(pk))
@@ -204,6 +265,7 @@ static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned re
     g->n_h = pk->n_h, g->n_l = pk->n_l, g->n_a = pk->n_a, g->n_b = pk->n_b;
     g->m = cuzk_groth16_domain_size(pk), g->h_coset = pk->h_coset;
     g->streamed = streamed;
+    g->table_k = table_k;
     if (streamed)
         g->stage_bytes = stage_bytes ? stage_bytes : cuzk_gpu_stage_bytes(pk, resident);
     const void *src[5];
@@ -214,7 +276,10 @@ static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned re
                                         "upload of b_g2"};
     for (int i = 0; i < 5; i++) {
         if (resident >> i & 1) {
-            int rc = gpu_upload(dst[i], src[i], bytes[i], what[i], err, errlen);
+            size_t psz = i == 4 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+            int rc = table_k && i ? table_upload(dst[i], src[i], bytes[i] / psz, i == 4, table_k, pool, what[i],
+                                                 err, errlen)
+                                  : gpu_upload(dst[i], src[i], bytes[i], what[i], err, errlen);
             if (rc) {
                 cuzk_gpu_pk_free(g);
                 return rc;
@@ -244,18 +309,28 @@ static int pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned re
 extern "C" int cuzk_gpu_pk_load_streamed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, size_t stage_bytes,
                                          char *err, size_t errlen)
 {
-    return pk_load(out, pk, 0, stage_bytes, err, errlen);
+    return pk_load(out, pk, 0, stage_bytes, 0, NULL, err, errlen);
 }
 
 extern "C" int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned resident,
                                       size_t stage_bytes, char *err, size_t errlen)
 {
-    return pk_load(out, pk, resident, stage_bytes, err, errlen);
+    return pk_load(out, pk, resident, stage_bytes, 0, NULL, err, errlen);
+}
+
+extern "C" int cuzk_gpu_pk_load_tables(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned k,
+                                       cuzk_pool *pool, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (k < 2 || k > CUZK_GROUP_TABLE_MAX_K || !pool)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: group tables need k in 2..%d and a pool (k = %u)",
+                         CUZK_GROUP_TABLE_MAX_K, k);
+    return pk_load(out, pk, CUZK_GPU_PK_ALL, 0, k, pool, err, errlen);
 }
 
 extern "C" int cuzk_gpu_pk_load(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, char *err, size_t errlen)
 {
-    return pk_load(out, pk, CUZK_GPU_PK_ALL, 0, err, errlen);
+    return pk_load(out, pk, CUZK_GPU_PK_ALL, 0, 0, NULL, err, errlen);
 }
 
 /* ---- per-worker prover ---------------------------------------------------------------- */
@@ -623,16 +698,36 @@ static int run_msm_streamed(cuzk_gpu_prover *p, const msm_arg *a, char *err, siz
     return CUZK_OK;
 }
 
+/* The k of the group table an MSM's bases are (l, a, b1, b2 of a key loaded with tables), else 0. */
+static unsigned pk_table_k(const cuzk_gpu_pk *g, const void *bases)
+{
+    return g->table_k && bases && bases != g->h &&
+                   (bases == g->l || bases == g->a || bases == g->b1 || bases == g->b2)
+               ? g->table_k
+               : 0;
+}
+
+/* One resident MSM on `st`: from the group table where the key holds one, else from the bases. */
+static int msm_resident(cuzk_gpu_prover *p, const msm_arg *a, cudaStream_t st, char *err, size_t errlen)
+{
+    unsigned k = pk_table_k(p->gpk, a->bases);
+    if (a->g2)
+        return k ? cuzk_gpu_g2_msm_table((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, k, a->scalars, a->n,
+                                         p->g2, 0, st, NULL, err, errlen)
+                 : cuzk_gpu_g2_msm((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, a->scalars, a->n, p->g2,
+                                   0, st, NULL, err, errlen);
+    return k ? cuzk_gpu_g1_msm_table((cuzk_g1 *)a->out, (const cuzk_g1_affine *)a->bases, k, a->scalars, a->n,
+                                     p->g1, 0, st, NULL, err, errlen)
+             : cuzk_gpu_g1_msm((cuzk_g1 *)a->out, (const cuzk_g1_affine *)a->bases, a->scalars, a->n, p->g1, 0,
+                               st, NULL, err, errlen);
+}
+
 static int run_msm(cuzk_gpu_prover *p, void *varg, char *err, size_t errlen)
 {
     msm_arg *a = (msm_arg *)varg;
     if (pk_on_host(p->gpk, a->bases))
         return run_msm_streamed(p, a, err, errlen);
-    if (a->g2)
-        return cuzk_gpu_g2_msm((cuzk_g2 *)a->out, (const cuzk_g2_affine *)a->bases, a->scalars, a->n, p->g2, 0,
-                               p->st, NULL, err, errlen);
-    return cuzk_gpu_g1_msm((cuzk_g1 *)a->out, (const cuzk_g1_affine *)a->bases, a->scalars, a->n, p->g1, 0,
-                           p->st, NULL, err, errlen);
+    return msm_resident(p, a, p->st, err, errlen);
 }
 
 /* ---- B2 beside the G1 MSMs ------------------------------------------------------------------ */
@@ -670,12 +765,10 @@ static int b2_run(side_job *j, cudaStream_t st, int after, char *err, size_t err
     if (after >= 0)
         CU(cudaStreamWaitEvent(st, p->ev[after], 0), "cudaStreamWaitEvent (B2)");
     CU(cudaEventRecord(p->ev[EV_B2], st), "cudaEventRecord");
-    int rc;
-    if (p->gpk->host[4]) { /* never beside (side_point): st is the prover's stream */
-        msm_arg mb2 = {p->gpk->b2, j->scalars, p->gpk->n_b, true, j->out};
-        rc = run_msm_streamed(p, &mb2, err, errlen);
-    } else
-        rc = cuzk_gpu_g2_msm(j->out, p->gpk->b2, j->scalars, p->gpk->n_b, p->g2, 0, st, NULL, err, errlen);
+    msm_arg mb2 = {p->gpk->b2, j->scalars, p->gpk->n_b, true, j->out};
+    int rc = p->gpk->host[4] ? run_msm_streamed(p, &mb2, err, errlen) /* never beside (side_point): st is the
+                                                                        prover's stream */
+                             : msm_resident(p, &mb2, st, err, errlen);
     if (rc)
         return rc;
     CU(cudaEventRecord(p->ev[EV_MSM_B2], st), "cudaEventRecord");

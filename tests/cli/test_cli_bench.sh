@@ -86,6 +86,30 @@ if grep -q '"lane":"post.1"' "$TMP/batch.jsonl" || grep -q '"lane":"post.0"' "$T
 run "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --budget=1G
 expect 0 "batch: --name=value and no timeline"
 
+# --key-tables reaches the engine (cuzk_engine_get_config: the summary names a k other than the default 4)
+run "$BENCH" single "${TINY[@]}"
+grep -q '^  key tables' "$TMP/stdout" && fail "the default key tables (4) printed" || pass "the default key tables not printed"
+run "$BENCH" single "${TINY[@]}" --key-tables 4
+expect 0 "--key-tables 4: exit 0"
+grep -q '^  key tables' "$TMP/stdout" && fail "--key-tables 4 (the default) printed" || pass "--key-tables 4 is the default"
+run "$BENCH" single "${TINY[@]}" --key-tables 3
+expect 0 "--key-tables 3: exit 0"
+expect_out '^  key tables +up to k = 3$' "--key-tables 3 reached the engine"
+run "$BENCH" batch -c 2 -j 2 "${TINY[@]}" --key-tables=2
+expect 0 "--key-tables=2: exit 0"
+expect_out '^  key tables +up to k = 2$' "--key-tables=2 reached the engine"
+run "$BENCH" single "${TINY[@]}" --key-tables off
+expect 0 "--key-tables off: exit 0"
+expect_out '^  key tables +off$' "--key-tables off reached the engine"
+for bad in 5 1 x 0 -1 auto 3x; do
+    run "$BENCH" single "${TINY[@]}" --key-tables "$bad"
+    expect_usage "--key-tables $bad"
+    expect_err "^cuzk-bench: single: --key-tables expects 2, 3, 4 or off, not '$bad'$" "... naming the flag and the values"
+done
+run "$BENCH" single "${TINY[@]}" --key-tables ""
+expect_usage "--key-tables ''"
+expect_err "empty value for --key-tables" "... naming the flag"
+
 # ---- evaluation place (the CPU backend does both; host is its default) ----------------------------------
 for place in host device; do
     run "$BENCH" single "${TINY[@]}" --eval "$place"
@@ -349,7 +373,8 @@ for cmd in single batch sweep; do
     run "$BENCH" "$cmd" --help
     expect 0 "$cmd --help: exit 0"
     flags=(--backend --eval --workload --partitions --constraints --synth-threads --witness-threads --threads
-        --post-threads --devices --device-ids --queue-depth --pool-idle --budget --key-vram --priority --seed --no-check)
+        --post-threads --devices --device-ids --queue-depth --pool-idle --budget --key-vram --key-tables --priority --seed
+        --no-check)
     if [ "$cmd" = sweep ]; then
         flags+=(--c-list --j-list --gw-list --csv --timeline-dir)
     else

@@ -55,6 +55,45 @@ printf '[engine]\nkey_vram = -1\n' >"$TMP/bad-kv.toml"
 run "$CUZKD" --config "$TMP/bad-kv.toml"
 expect 2 "engine.key_vram = -1: exit 2"
 expect_err 'bad-kv.toml:2: engine.key_vram must be a size' "... naming the file, the line and the reason"
+# engine.key_tables (gpus.key_tables, --key-tables): 2, 3, 4, "off" or "auto" (the engine's 4)
+run "$CUZKD" --print-config
+expect_out '^key_tables = "auto"$' "engine.key_tables auto by default"
+printf '[gpus]\nkey_tables = 3\n' >"$TMP/kt.toml"
+run "$CUZKD" --config "$TMP/kt.toml" --print-config
+expect 0 "gpus.key_tables = 3 loads"
+expect_out '^key_tables = 3$' "... and is in effect"
+"$CUZKD" --config "$TMP/kt.toml" --print-config >"$TMP/kt-printed.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/kt-printed.toml" --print-config
+expect 0 "... printed, it loads again"
+expect_out '^key_tables = 3$' "... with the same k"
+run "$CUZKD" --config "$TMP/kt.toml" --key-tables off --print-config
+expect 0 "--key-tables off over the file"
+expect_out '^key_tables = "off"$' "... replaces the file's 3"
+"$CUZKD" --config "$TMP/kt.toml" --key-tables off --print-config >"$TMP/kt-off.toml" 2>/dev/null
+run "$CUZKD" --config "$TMP/kt-off.toml" --print-config
+expect 0 "key_tables = \"off\" printed loads again"
+expect_out '^key_tables = "off"$' "... still off"
+run "$CUZKD" --config "$TMP/kt-off.toml" --key-tables 2 --print-config
+expect 0 "--key-tables 2 over the file's off"
+expect_out '^key_tables = 2$' "... in effect"
+run "$CUZKD" --config "$TMP/kt.toml" --key-tables auto --print-config
+expect 0 "--key-tables auto over the file's 3"
+expect_out '^key_tables = "auto"$' "... back to the default"
+printf '[engine]\nkey_tables = "off"\n' >"$TMP/kt-eng.toml"
+run "$CUZKD" --config "$TMP/kt-eng.toml" --print-config
+expect 0 "engine.key_tables = \"off\" loads"
+expect_out '^key_tables = "off"$' "... and is in effect"
+for bad in 5 1 x "" -1 0; do
+    run "$CUZKD" --key-tables "$bad" --print-config
+    expect 2 "--key-tables '$bad': exit 2"
+    expect_err "^cuzkd: --key-tables expects 2, 3, 4, off or auto, not '$bad'$" "... with the reason"
+done
+for bad in 5 1 '"x"' '""' -1 0 true; do
+    printf '[engine]\nkey_tables = %s\n' "$bad" >"$TMP/bad-kt.toml"
+    run "$CUZKD" --config "$TMP/bad-kt.toml" --print-config
+    expect 2 "engine.key_tables = $bad: exit 2"
+    expect_err 'bad-kt.toml:2: engine.key_tables must be 2, 3 or 4' "... naming the file, the line and the reason"
+done
 printf '[engine]\neval = "gpu"\n' >"$TMP/bad-eval.toml"
 run "$CUZKD" --config "$TMP/bad-eval.toml"
 expect 2 "engine.eval = \"gpu\": exit 2"

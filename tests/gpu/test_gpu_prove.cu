@@ -345,17 +345,17 @@ static void check_zkey_random(size_t ni, size_t na, size_t nc)
 /* A streamed key (bases page-locked on the host, staged through stage_bytes buffers: 0 = default, small =
  * many segments and a short last one), wholly or in part (the vectors of `resident` on the device,
  * cuzk_gpu_pk_load_mixed), proves the CPU's bytes with host and with device evaluation. */
-static void check_streamed(circuit &c, size_t stage_bytes, const char *what, unsigned resident = 0)
+/* Two proofs with the key spk as loaded (rc: its load's status), host then device evaluation, each
+ * byte-identical to the CPU's with the same r, s; how is what the messages call the key. spk is freed. */
+static void check_key(circuit &c, cuzk_gpu_pk *spk, int rc, const char *err_in, const char *what,
+                      const char *how)
 {
     char err[256] = "";
-    cuzk_gpu_pk *spk = NULL;
     cuzk_gpu_prover *spr = NULL;
-    int rc = resident ? cuzk_gpu_pk_load_mixed(&spk, &c.pk, resident, stage_bytes, err, sizeof err)
-                      : cuzk_gpu_pk_load_streamed(&spk, &c.pk, stage_bytes, err, sizeof err);
-    CHECK(rc == CUZK_OK, "%s: streamed key: %s", what, err);
+    CHECK(rc == CUZK_OK, "%s: %s: %s", what, how, err_in);
     if (rc == CUZK_OK) {
         rc = cuzk_gpu_prover_new(&spr, spk, err, sizeof err);
-        CHECK(rc == CUZK_OK, "%s: prover for a streamed key: %s", what, err);
+        CHECK(rc == CUZK_OK, "%s: prover for a %s: %s", what, how, err);
     }
     for (int round = 0; rc == CUZK_OK && round < 2; round++) {
         cuzk_fr r, s;
@@ -367,19 +367,38 @@ static void check_streamed(circuit &c, size_t stage_bytes, const char *what, uns
         CHECK(rc1 == CUZK_OK, "%s: cpu prove: %s", what, err);
         int rc2 = cuzk_gpu_groth16_prove(&gpu, &c.pk, spk, spr, round ? c.gcs : NULL, &c.cs, c.z, &r, &s,
                                          NULL, g_pool, err, sizeof err);
-        CHECK(rc2 == CUZK_OK, "%s: streamed gpu prove (resident 0x%x): %s", what, resident, err);
+        CHECK(rc2 == CUZK_OK, "%s: gpu prove with a %s: %s", what, how, err);
         if (rc1 == CUZK_OK && rc2 == CUZK_OK) {
             uint8_t bc[CUZK_GROTH16_PROOF_SIZE], bg[CUZK_GROTH16_PROOF_SIZE];
             cuzk_groth16_proof_to_bytes(bc, &cpu);
             cuzk_groth16_proof_to_bytes(bg, &gpu);
-            CHECK(memcmp(bc, bg, sizeof bc) == 0,
-                  "%s: streamed key (resident 0x%x, staging %zu bytes, %s evaluation): proof bytes differ "
-                  "from the cpu's",
-                  what, resident, stage_bytes, round ? "device" : "host");
+            CHECK(memcmp(bc, bg, sizeof bc) == 0, "%s: %s, %s evaluation: proof bytes differ from the cpu's",
+                  what, how, round ? "device" : "host");
         }
     }
     cuzk_gpu_prover_free(spr);
     cuzk_gpu_pk_free(spk);
+}
+
+static void check_streamed(circuit &c, size_t stage_bytes, const char *what, unsigned resident = 0)
+{
+    char err[256] = "", how[96];
+    cuzk_gpu_pk *spk = NULL;
+    int rc = resident ? cuzk_gpu_pk_load_mixed(&spk, &c.pk, resident, stage_bytes, err, sizeof err)
+                      : cuzk_gpu_pk_load_streamed(&spk, &c.pk, stage_bytes, err, sizeof err);
+    snprintf(how, sizeof how, "streamed key (resident 0x%x, staging %zu bytes)", resident, stage_bytes);
+    check_key(c, spk, rc, err, what, how);
+}
+
+/* The key with its witness vectors as group tables of k (cuzk_gpu_pk_load_tables) proves the CPU's bytes
+ * with host and with device evaluation. */
+static void check_tables(circuit &c, unsigned k, const char *what)
+{
+    char err[256] = "", how[64];
+    cuzk_gpu_pk *tpk = NULL;
+    int rc = cuzk_gpu_pk_load_tables(&tpk, &c.pk, k, g_pool, err, sizeof err);
+    snprintf(how, sizeof how, "key with group tables of k = %u", k);
+    check_key(c, tpk, rc, err, what, how);
 }
 
 /* A device-evaluation proof from the host witness z_dev against the CPU's proof of z_cpu (random r, s):
@@ -668,6 +687,38 @@ static int cmd_check(void)
         circuit_free(&bad);
     }
     printf("streamed-key checks done (%.1f s)\n", now_s() - t0);
+    /* group tables (docs/design/020): every k, sizes whose last group is partial (1000 = 3·333 + 1, 60000
+     * and 4000 partial at k = 4 or 3), both forms of H, compact matrices; bad arguments refused */
+    {
+        circuit c;
+        if (circuit_make(&c, 9, 1000, 1100, CUZK_CS_RANDOM_UNIFORM, false))
+            for (unsigned k = 2; k <= 4; k++)
+                check_tables(c, k, "tables 9/1000/1100");
+        circuit_free(&c);
+        if (circuit_make(&c, 17, 4001, 4070, CUZK_CS_RANDOM_BITS, true))
+            for (unsigned k = 2; k <= 4; k++)
+                check_tables(c, k, "tables 17/4001/4070");
+        circuit_free(&c);
+        g_h_coset = true;
+        if (circuit_make(&c, 33, 60000, 65400, CUZK_CS_RANDOM_BITS, true))
+            check_tables(c, 3, "tables, coset form, 33/60000/65400");
+        circuit_free(&c);
+        g_h_coset = false;
+        if (circuit_make(&c, 2, 3, 4, CUZK_CS_RANDOM_UNIFORM, false)) {
+            char err[256] = "";
+            for (unsigned k : {0u, 1u, 5u}) {
+                cuzk_gpu_pk *tpk = (cuzk_gpu_pk *)&c; /* must be reset */
+                CHECK(cuzk_gpu_pk_load_tables(&tpk, &c.pk, k, g_pool, err, sizeof err) == CUZK_EINVAL && !tpk,
+                      "tables of k = %u were not refused", k);
+            }
+            cuzk_gpu_pk *tpk = NULL;
+            CHECK(cuzk_gpu_pk_load_tables(&tpk, &c.pk, 3, NULL, err, sizeof err) == CUZK_EINVAL && !tpk,
+                  "tables without a pool were not refused");
+            check_tables(c, 4, "tables 2/3/4 (fewer bases than one group)");
+        }
+        circuit_free(&c);
+    }
+    printf("group-table checks done (%.1f s)\n", now_s() - t0);
     check_bind();
     {
         circuit c;
@@ -693,6 +744,7 @@ static int cmd_check(void)
         if (circuit_porep(&c, 8, 3, true)) {
             check_loaded(c, "porep-shaped 2^-8");
             check_put_zpack(c, "porep-shaped 2^-8");
+            check_tables(c, 3, "porep-shaped 2^-8"); /* the witness's own ones and runs */
         }
         circuit_free(&c);
     }
@@ -887,6 +939,53 @@ static int cmd_bench_porep_forms(unsigned lg)
     return test_finish("test_gpu_prove bench-porep forms");
 }
 
+/* The coset-form key as it is, then with its witness vectors as group tables of k = 2 and 3
+ * (cuzk_gpu_pk_load_tables; docs/design/020, thirty-seventh session): median of 5 each, and each table's
+ * build and upload time. */
+static int cmd_bench_porep_tables(unsigned lg)
+{
+    circuit c;
+    double t0 = now_s();
+    g_h_coset = true;
+    bool ok = circuit_porep(&c, 27 - lg, 3, true);
+    g_h_coset = false;
+    if (!ok) {
+        circuit_free(&c);
+        return test_finish("test_gpu_prove bench-porep tables");
+    }
+    printf("porep-shaped 2^%d scale, coset form: circuit + witness + GPU setup + upload %.1f s\n", (int)lg - 27,
+           now_s() - t0);
+    bench_put_z(c);
+    bench_header();
+    char label[64];
+    snprintf(label, sizeof label, "porep 2^%d, coset form, bases", (int)lg - 27);
+    int rc = bench_rows(c, c.gcs, 5, label);
+    for (unsigned k = 2; k <= 3 && rc == CUZK_OK; k++) {
+        char err[256] = "";
+        cuzk_gpu_prover_free(c.pr);
+        cuzk_gpu_pk_free(c.gpk);
+        c.pr = NULL, c.gpk = NULL;
+        double t1 = now_s();
+        rc = cuzk_gpu_pk_load_tables(&c.gpk, &c.pk, k, g_pool, err, sizeof err);
+        double t2 = now_s();
+        if (rc == CUZK_OK)
+            rc = cuzk_gpu_prover_new(&c.pr, c.gpk, err, sizeof err);
+        CHECK(rc == CUZK_OK, "tables of k = %u: %s", k, err);
+        if (rc)
+            break;
+        size_t b[5], sum = 0;
+        cuzk_gpu_pk_table_bytes(&c.pk, k, b);
+        for (int i = 0; i < 5; i++)
+            sum += b[i];
+        printf("tables of k = %u: made and uploaded in %.1f s (%d threads); key on device %.2f GiB\n", k, t2 - t1,
+               cuzk_pool_size(g_pool), sum / 1073741824.0);
+        snprintf(label, sizeof label, "porep 2^%d, coset form, tables k = %u", (int)lg - 27, k);
+        rc = bench_rows(c, c.gcs, 5, label);
+    }
+    circuit_free(&c);
+    return test_finish("test_gpu_prove bench-porep tables");
+}
+
 static int cmd_bench_porep(unsigned lg, bool quick)
 {
     circuit c;
@@ -981,12 +1080,15 @@ int main(int argc, char **argv)
              argc > 3 && strcmp(argv[3], "forms") == 0)
         rc = cmd_bench_porep_forms((unsigned)atoi(argv[2]));
     else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27 &&
+             argc > 3 && strcmp(argv[3], "tables") == 0)
+        rc = cmd_bench_porep_tables((unsigned)atoi(argv[2]));
+    else if (strcmp(cmd, "bench-porep") == 0 && argc > 2 && atoi(argv[2]) >= 11 && atoi(argv[2]) <= 27 &&
              (argc < 4 || strcmp(argv[3], "quick") == 0))
         rc = cmd_bench_porep((unsigned)atoi(argv[2]), argc > 3);
     else {
         fprintf(
             stderr,
-            "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27) [quick | forms]\n");
+            "usage: test_gpu_prove check | bench LG (10..27) | bench-porep LG (11..27) [quick | forms | tables]\n");
         rc = 2;
     }
     cuzk_pool_free(g_pool);

@@ -50,6 +50,7 @@ enum {
     F_POOL,
     F_BUDGET,
     F_KEY_VRAM,
+    F_KEY_TABLES,
     F_PRIORITY,
     F_SEED,
     F_NO_CHECK,
@@ -67,6 +68,7 @@ enum {
     F_NFLAGS
 };
 
+_Static_assert(F_NFLAGS <= 32, "a command's flags are bits of an unsigned");
 #define RUN_FLAGS ((1u << F_COUNT) - 1) /* every flag before F_COUNT */
 /* sweep: the run flags but those it sweeps or writes per combination, and its own */
 #define SWEEP_FLAGS                                                                                          \
@@ -95,6 +97,7 @@ static const struct {
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
     [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
     [F_KEY_VRAM] = {"--key-vram", NULL, "SIZE", "GPU: device bytes for resident proving keys per device; a key beyond it is streamed from host memory (default 0: as many as fit)"},
+    [F_KEY_TABLES] = {"--key-tables", NULL, "K", "GPU: the largest k of the group tables a resident key's witness vectors may be held as (default 4; the largest that fits with 8 GiB left free; off: none)"},
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the a.b = c witness check (after synthesis, or in the device phase with device evaluation); verification stays"},
@@ -357,8 +360,8 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_DEVICES: INT_FLAG(1, 64) o->cfg.devices = (int)x; break;
     case F_DEVICE_IDS:
         if (cuzk_engine_device_list_parse(v, &o->cfg.device_mask) != CUZK_OK)
-            return usage_error(c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'",
-                               v);
+            return usage_error(
+                c, "--device-ids expects device numbers 0..63 such as 1,3 or 0-3, each once, not '%s'", v);
         break;
     case F_QUEUE: INT_FLAG(1, 65536) o->cfg.queue_depth = (int)x; break;
     case F_POOL: INT_FLAG(1, 1000000) o->cfg.pool_idle = (int)x; break;
@@ -369,6 +372,14 @@ static int set_flag(const command *c, bench_opts *o, int f, const char *v)
     case F_KEY_VRAM:
         if (parse_size(v, &o->cfg.key_vram) != 0)
             return usage_error(c, "--key-vram expects a size in bytes such as 1, 512M or 64G, not '%s'", v);
+        break;
+    case F_KEY_TABLES:
+        if (!strcmp(v, "off"))
+            o->cfg.key_tables = -1;
+        else if (parse_u64(v, 2, 4, &x) == 0)
+            o->cfg.key_tables = (int)x;
+        else
+            return usage_error(c, "--key-tables expects 2, 3, 4 or off, not '%s'", v);
         break;
     case F_PRIORITY:
         if (cuzk_engine_prio_parse(v, &o->prio) != CUZK_OK)
@@ -485,16 +496,18 @@ static int parse_run(const command *c, bench_opts *o, int argc, char **argv)
     unsigned lo = 0, hi = 0;
     bench_workload_lg_range(o->workload, &lo, &hi); /* the name was checked with --workload */
     if (!o->constraints_lg && porep)
-        return usage_error(c, "the porep workload needs --constraints LG (%u..%u; %u is one full partition)", lo, hi,
-                           hi);
+        return usage_error(c, "the porep workload needs --constraints LG (%u..%u; %u is one full partition)",
+                           lo, hi, hi);
     if (!o->constraints_lg)
         o->constraints_lg = 10;
     if (o->constraints_lg < lo || o->constraints_lg > hi)
-        return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg, lo,
-                           hi, o->workload, porep ? " (27 - LG is the scale; 27 is one full partition)" : "");
+        return usage_error(c, "--constraints %u is outside %u..%u for the %s workload%s", o->constraints_lg,
+                           lo, hi, o->workload,
+                           porep ? " (27 - LG is the scale; 27 is one full partition)" : "");
     if (o->witness_threads && !porep)
-        return usage_error(c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
-                           o->workload);
+        return usage_error(
+            c, "--witness-threads sizes the porep workload's witness pool; the %s workload has none",
+            o->workload);
     int listed = __builtin_popcountll(o->cfg.device_mask);
     if (o->cfg.devices && listed && o->cfg.devices != listed)
         return usage_error(c, "--devices %d but --device-ids names %d device%s (give one or the other)",
@@ -537,7 +550,8 @@ int bench_remote(int argc, char **argv);
 /* The command line's work. */
 static int dispatch(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
+    if (argc >= 2 &&
+        (!strcmp(argv[1], "--addr") || !strncmp(argv[1], "--addr=", 7) || !strcmp(argv[1], "-a")))
         return bench_remote(argc, argv);
     if (argc < 2) {
         print_main_usage(stderr);

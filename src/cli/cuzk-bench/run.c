@@ -524,7 +524,8 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
     printf("  workload     %s\n", w->desc);
     char ids[256]; /* the devices by number, shown when they are not the first `devices` */
     cuzk_engine_device_list_format(c->device_mask, ids, sizeof ids);
-    bool first_n = cuzk_engine_device_id(c, 0) == 0 && cuzk_engine_device_id(c, c->devices - 1) == c->devices - 1;
+    bool first_n =
+        cuzk_engine_device_id(c, 0) == 0 && cuzk_engine_device_id(c, c->devices - 1) == c->devices - 1;
     printf("  engine       %s backend; %d device%s%s%s%s x %d GPU worker%s (%d thread%s each); %d synthesis, "
            "%d post; queue %d; pool %d; priority %s%s%s\n",
            c->backend->name, c->devices, c->devices == 1 ? "" : "s", first_n ? "" : " (", first_n ? "" : ids,
@@ -536,6 +537,10 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         print_bytes("  key VRAM     resident keys up to ", c->key_vram);
         printf(" per device, streamed from host memory beyond\n");
     }
+    if (c->key_tables == -1)
+        printf("  key tables   off\n");
+    else if (c->key_tables > 0 && c->key_tables != 4) /* 4: the default */
+        printf("  key tables   up to k = %d\n", c->key_tables);
 #ifdef CUZK_HAVE_GPU
     /* where the key went on each device (key_vram, or the plan of docs/engine.md: streamed is slower) */
     for (int i = 0; c->backend == cuzk_engine_backend_gpu() && i < c->devices; i++) {
@@ -546,6 +551,9 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         printf("  device %-5d", d);
         if (resident)
             print_bytes(" key resident (", resident);
+        unsigned tables = cuzk_engine_backend_gpu_tables(d);
+        if (resident && tables)
+            printf(" with group tables of k = %u", tables);
         printf("%s%s\n", resident ? ")" : "",
                streamed ? " key streamed from host memory, wholly or in part (no room beside the provers, or "
                           "over key_vram: slower)"

@@ -107,7 +107,7 @@ int cuzkd_config_add_circuit(cuzkd_config *c, const char *id, const char *params
             return rpc_fail(err, errlen, "circuit id '%s': only letters, digits, '-', '_' and '.'", id);
     if (!strncmp(id, "synth-porep-", 12))
         return rpc_fail(err, errlen, "circuit id '%s': the synth-porep- prefix names the synthetic circuits",
-                     id);
+                        id);
     int i = 0;
     for (; i < c->n_circuits; i++)
         if (!strcmp(c->circuits[i].id, id))
@@ -161,6 +161,21 @@ int cuzkd_parse_size(const char *s, uint64_t *out)
     if (*end || v > ((uint64_t)INT64_MAX >> shift)) /* sizes stay below 2^63 (TOML integers are signed) */
         return -1;
     *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int cuzkd_parse_key_tables(const char *s, int *out)
+{
+    if (!s)
+        return -1;
+    if (!strcmp(s, "auto"))
+        *out = 0;
+    else if (!strcmp(s, "off"))
+        *out = -1;
+    else if (s[0] >= '2' && s[0] <= '4' && !s[1])
+        *out = s[0] - '0';
+    else
+        return -1;
     return 0;
 }
 
@@ -400,6 +415,7 @@ typedef enum {
     K_DEVICE_IDS,
     K_PRELOAD,
     K_U64,
+    K_TABLES,  /* engine.key_tables: 2..4, "off" (-1) or "auto" (0) */
     K_NOT_BOOL /* a boolean stored negated (the field says what false turns on) */
 } kkind;
 
@@ -430,6 +446,7 @@ static const keydef KEYS[] = {
     {"gpus.gpu_workers_per_device", K_INT, F(gpu_workers), 0, 64, NULL},
     {"gpus.backend", K_BACKEND, F(backend), 0, 0, NULL},
     {"gpus.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
+    {"gpus.key_tables", K_TABLES, F(key_tables), 0, 0, NULL},
     {"engine.devices", K_INT, F(devices), 0, 64, NULL},
     {"engine.device_ids", K_DEVICE_IDS, F(device_mask), 0, 0, NULL},
     {"engine.gpu_workers", K_INT, F(gpu_workers), 0, 64, NULL},
@@ -441,6 +458,7 @@ static const keydef KEYS[] = {
     {"engine.backend", K_BACKEND, F(backend), 0, 0, NULL},
     {"engine.eval", K_EVAL, F(eval), 0, 0, NULL},
     {"engine.key_vram", K_BUDGET, F(key_vram), 0, 0, NULL},
+    {"engine.key_tables", K_TABLES, F(key_tables), 0, 0, NULL},
     {"engine.zpack", K_NOT_BOOL, F(no_zpack), 0, 0, NULL},
     {"engine.exit_on_device_lost", K_NOT_BOOL, F(stay_without_device), 0, 0, NULL},
     {"pipeline.max_parallel_synthesis", K_INT, F(synth_workers), 0, 1024, NULL},
@@ -600,6 +618,12 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
             return perr(ps, "%s must be a positive integer", full);
         *(uint64_t *)field = (uint64_t)v->i;
         return 0;
+    case K_TABLES:
+        if (v->t == V_INT && v->i >= 2 && v->i <= 4)
+            *(int *)field = (int)v->i;
+        else if (v->t != V_STR || cuzkd_parse_key_tables(v->s, (int *)field) != 0)
+            return perr(ps, "%s must be 2, 3 or 4 (the largest k), \"off\" or \"auto\"", full);
+        return 0;
     case K_MODE: {
         long long m = -1;
         if (v->t == V_INT)
@@ -649,7 +673,8 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
             for (int i = 0; i < v->n; i++) {
                 const tval *d = &v->items[i];
                 if (d->t != V_INT || d->i < 0 || d->i > 63 || (m >> d->i & 1))
-                    return perr(ps, "%s: a list of distinct device numbers 0..63 such as [0, 1] or [1, 3]", full);
+                    return perr(ps, "%s: a list of distinct device numbers 0..63 such as [0, 1] or [1, 3]",
+                                full);
                 m |= (uint64_t)1 << d->i;
             }
             *(int *)field = v->n;
@@ -661,7 +686,8 @@ static int set_key(parser *ps, cuzkd_config *c, const char *table, const char *k
             c->device_mask = 0;
             return 0;
         }
-        return perr(ps, "%s must be a device count or a list of device numbers such as [0, 1] or [1, 3]", full);
+        return perr(ps, "%s must be a device count or a list of device numbers such as [0, 1] or [1, 3]",
+                    full);
     case K_DEVICE_IDS:
         if (v->t != V_STR || cuzk_engine_device_list_parse(v->s, (uint64_t *)field) != CUZK_OK)
             return perr(ps, "%s must be a list of distinct device numbers 0..63 such as \"1,3\" or \"0-3\"",
@@ -835,7 +861,7 @@ int cuzkd_config_check(const cuzkd_config *c, char *err, size_t errlen)
             return rpc_fail(err, errlen, "circuit '%s' needs both params and r1cs", c->circuits[i].id);
     if (c->synth_default_scale > c->synth_max_scale)
         return rpc_fail(err, errlen, "synthetic.default_scale %u is above synthetic.max_scale %u",
-                     c->synth_default_scale, c->synth_max_scale);
+                        c->synth_default_scale, c->synth_max_scale);
     if (c->max_message < 1024 || c->max_message > ((uint64_t)1 << 31))
         return rpc_fail(err, errlen, "limits.max_message_size must be from 1 KiB to 2 GiB");
     for (int i = 0; c->log_file && i < c->n_circuits; i++) { /* log lines appended to a key would ruin it */
@@ -912,9 +938,13 @@ void cuzkd_config_print(FILE *f, const cuzkd_config *c)
     fprintf(f, "zpack = %s\n", c->no_zpack ? "false" : "true");
     fprintf(f, "exit_on_device_lost = %s\n", c->stay_without_device ? "false" : "true");
     if (c->key_vram)
-        fprintf(f, "key_vram = %llu\n\n", (unsigned long long)c->key_vram);
+        fprintf(f, "key_vram = %llu\n", (unsigned long long)c->key_vram);
     else
-        fprintf(f, "key_vram = \"auto\"\n\n");
+        fprintf(f, "key_vram = \"auto\"\n");
+    if (c->key_tables > 0)
+        fprintf(f, "key_tables = %d\n\n", c->key_tables);
+    else
+        fprintf(f, "key_tables = \"%s\"\n\n", c->key_tables ? "off" : "auto");
     fprintf(f,
             "[limits]\nmax_message_size = %llu\nmax_buffered_bytes = %llu\nmax_input_bytes = %llu\n"
             "max_connections = %d\nmax_streams = %d\nmax_jobs = %d\nmax_results = %d\nresults_ttl = %d\n"

@@ -45,10 +45,12 @@ typedef struct {
     uint64_t safety_margin;
     /* [gpus], [synthesis], [pipeline]: engine knobs, 0 = the engine's default */
     int devices, gpu_workers, gpu_threads, eval_threads, synth_workers, post_workers, queue_depth;
-    uint64_t device_mask; /* cuzk_engine_config.device_mask: which devices by number; 0: the first `devices` */
-    char backend[8]; /* "auto", "cpu", "gpu" */
-    char eval[8];    /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
+    uint64_t
+        device_mask;   /* cuzk_engine_config.device_mask: which devices by number; 0: the first `devices` */
+    char backend[8];   /* "auto", "cpu", "gpu" */
+    char eval[8];      /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */
+    int key_tables;    /* cuzk_engine_config.key_tables: 2..4, -1 off; 0: auto (the engine's 4) */
     bool no_zpack;     /* engine.zpack = false: CUZK_ENGINE_NO_ZPACK (witnesses uploaded whole) */
     bool stay_without_device; /* engine.exit_on_device_lost = false: keep serving (refusing work) once no
                                  device is usable, instead of exiting with status 3 for a restart */
@@ -83,6 +85,9 @@ int cuzkd_config_parse(cuzkd_config *c, const char *name, const char *text, size
                        size_t errlen);
 /* Parses "4096", "512M", "64GiB" (binary suffixes); 0 or -1. */
 int cuzkd_parse_size(const char *s, uint64_t *out);
+/* Parses engine.key_tables: "2", "3" or "4" (the largest k), "off" (-1) or "auto" (0: the engine's
+ * default); 0 or -1. */
+int cuzkd_parse_key_tables(const char *s, int *out);
 /* Parses "90", "30s", "5m", "2h" into seconds; 0 or -1. */
 int cuzkd_parse_duration(const char *s, int *out);
 /* Sets listen/mode/...; used by both the file and the flags. */

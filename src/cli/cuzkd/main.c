@@ -36,6 +36,7 @@ enum {
     O_LOGFMT,
     O_BUDGET,
     O_KEY_VRAM,
+    O_KEY_TABLES,
     O_BACKEND,
     O_EVAL,
     O_EVAL_THREADS,
@@ -73,6 +74,7 @@ static const struct option OPTS[] = {
     {"log-format", required_argument, NULL, O_LOGFMT},
     {"budget", required_argument, NULL, O_BUDGET},
     {"key-vram", required_argument, NULL, O_KEY_VRAM},
+    {"key-tables", required_argument, NULL, O_KEY_TABLES},
     {"backend", required_argument, NULL, O_BACKEND},
     {"eval", required_argument, NULL, O_EVAL},
     {"eval-threads", required_argument, NULL, O_EVAL_THREADS},
@@ -119,6 +121,9 @@ static void usage(FILE *f)
                "      --budget SIZE          engine memory budget, e.g. 64GiB (auto: RAM - 5 GiB)\n"
                "      --key-vram SIZE        GPU: device bytes for resident proving keys per device;\n"
                "                             keys beyond it are streamed from host memory (auto: all)\n"
+               "      --key-tables K|off     GPU: the largest k of the group tables a resident key's\n"
+               "                             witness vectors may be held as (auto: 4; the largest that\n"
+               "                             fits with 8 GiB left free; off: none)\n"
                "      --backend B            auto, cpu or gpu (auto)\n"
                "      --eval P               where a, b, c are evaluated: auto, host or device (auto:\n"
                "                             the backend's choice, device on a GPU, host on the CPU)\n"
@@ -235,6 +240,10 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
         return 0;
     case O_BUDGET: return size_arg("--budget", v, "512M or 64GiB", &cfg->budget);
     case O_KEY_VRAM: return size_arg("--key-vram", v, "512M or 40GiB", &cfg->key_vram);
+    case O_KEY_TABLES:
+        if (cuzkd_parse_key_tables(v, &cfg->key_tables) != 0)
+            return bad("--key-tables expects 2, 3, 4, off or auto, not '%s'%s", v, "");
+        return 0;
     case O_BACKEND:
         if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "gpu"))
             return bad("--backend expects auto, cpu or gpu, not '%s'%s", v, "");
@@ -255,7 +264,8 @@ static int apply(cuzkd_config *cfg, int o, const char *v, bool *listen_seen, boo
         return int_arg("--devices", v, 1, 64, &cfg->devices);
     case O_DEVICE_IDS:
         if (cuzk_engine_device_list_parse(v, &cfg->device_mask) != CUZK_OK)
-            return bad("--device-ids expects distinct device numbers 0..63 such as 1,3 or 0-3, not '%s'%s", v, "");
+            return bad("--device-ids expects distinct device numbers 0..63 such as 1,3 or 0-3, not '%s'%s", v,
+                       "");
         cfg->devices = 0; /* as many as the list names */
         return 0;
     case O_QUEUE: return int_arg("--queue-depth", v, 1, 65536, &cfg->queue_depth);

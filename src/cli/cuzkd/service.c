@@ -838,8 +838,8 @@ static void start_job(cuzkd_service *svc, rpc_call *call, ProtobufCMessage *msg,
     job *j = NULL;
     if (code == RPC_OK) {
         pthread_mutex_lock(&svc->mu);
-        c = circuit_find(svc, kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT ? sub->circuit_id : synth_id, &code,
-                         err, sizeof err);
+        c = circuit_find(svc, kind == CUZK__V1__PROOF_KIND__GROTH16_CIRCUIT ? sub->circuit_id : synth_id,
+                         &code, err, sizeof err);
         if (c) {
             bool dup = false;
             if (sub->request_id[0])
@@ -1178,8 +1178,8 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
         METRIC("cuzk_gpu_key_resident_bytes", "gauge",
                "Device bytes of the proving keys resident on a device.");
         for (int i = 0; i < ec.devices; i++)
-            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n", cuzk_engine_device_id(&ec, i),
-                      res[i]);
+            sb_printf(&b, "cuzk_gpu_key_resident_bytes{device=\"%d\"} %" PRIu64 "\n",
+                      cuzk_engine_device_id(&ec, i), res[i]);
         METRIC("cuzk_gpu_keys_streamed", "gauge",
                "Proving keys streamed from host memory on a device, wholly or in part (over key_vram, or not "
                "fitting): slower.");
@@ -1688,6 +1688,7 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     ec.post_workers = cfg->post_workers;
     ec.queue_depth = cfg->queue_depth;
     ec.key_vram = cfg->key_vram;
+    ec.key_tables = cfg->key_tables;
     ec.flags = cfg->no_zpack ? CUZK_ENGINE_NO_ZPACK : 0;
     ec.budget = cfg->budget ? cfg->budget : auto_budget(cfg);
     ec.eval = !strcmp(cfg->eval, "host")     ? CUZK_ENGINE_EVAL_HOST
@@ -1734,12 +1735,13 @@ int cuzkd_service_new(cuzkd_service **out, const cuzkd_config *cfg, char *err, s
     cuzk_engine_get_config(svc->engine, &got);
     char ids[256];
     cuzk_engine_device_list_format(got.device_mask, ids, sizeof ids);
-    LOG_INFO("engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
-             "%s evaluation, budget %" PRIu64 " MiB",
-             got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
-             got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
-             got.post_workers, got.post_workers == 1 ? "" : "s",
-             got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
+    LOG_INFO(
+        "engine: %s backend, %d device%s (%s) x %d GPU worker%s, %d synthesis worker%s, %d post worker%s, "
+        "%s evaluation, budget %" PRIu64 " MiB",
+        got.backend->name, got.devices, got.devices == 1 ? "" : "s", ids, got.gpu_workers,
+        got.gpu_workers == 1 ? "" : "s", got.synth_workers, got.synth_workers == 1 ? "" : "s",
+        got.post_workers, got.post_workers == 1 ? "" : "s",
+        got.eval == CUZK_ENGINE_EVAL_DEVICE ? "device" : "host", got.budget >> 20);
     /* [srs] preload: before the first connection */
     for (int i = 0; i < cfg->n_preload; i++) {
         int code;
