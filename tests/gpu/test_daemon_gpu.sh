@@ -34,9 +34,11 @@ for kv in auto one; do
     if [ "$kv" = auto ]; then
         expect_out '^cuzk_gpu_key_resident_bytes\{device="0"\} [1-9][0-9]*$' "key_vram auto: the key is resident"
         expect_out '^cuzk_gpu_keys_streamed\{device="0"\} 0$' "key_vram auto: nothing streamed"
+        expect_out '^cuzk_gpu_key_tables_k\{device="0"\} 4$' "key_vram auto: a small key takes group tables of k = 4 (key_tables' default)"
     else
         expect_out '^cuzk_gpu_key_resident_bytes\{device="0"\} 0$' "key_vram 1: nothing resident"
         expect_out '^cuzk_gpu_keys_streamed\{device="0"\} 1$' "key_vram 1: the key is streamed"
+        expect_out '^cuzk_gpu_key_tables_k\{device="0"\} 0$' "key_vram 1: no group tables for a streamed key"
     fi
     kill -TERM "$DPID"
     set +e

@@ -1186,6 +1186,12 @@ static char *metrics_text(cuzkd_service *svc, size_t *len)
         for (int i = 0; i < ec.devices; i++)
             sb_printf(&b, "cuzk_gpu_keys_streamed{device=\"%d\"} %u\n", cuzk_engine_device_id(&ec, i),
                       streamed[i]);
+        METRIC("cuzk_gpu_key_tables_k", "gauge",
+               "The largest k of the group tables the keys resident on a device hold (engine.key_tables); 0: "
+               "none.");
+        for (int i = 0; i < ec.devices; i++)
+            sb_printf(&b, "cuzk_gpu_key_tables_k{device=\"%d\"} %u\n", cuzk_engine_device_id(&ec, i),
+                      cuzk_engine_backend_gpu_tables(cuzk_engine_device_id(&ec, i)));
     }
 #endif
     METRIC("cuzk_grpc_calls_total", "counter", "gRPC calls received.");
