@@ -1309,8 +1309,7 @@ static void test_admission(void)
     c.synth_workers = -1;
     CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e, "%s: negative workers accepted",
           what);
-    /* key_tables: 2..4, -1 (none) or 0 (the default, 4); resolved in the configuration; the part sees
-     * the largest k or 0 */
+    /* key_tables: 2..4, -1 (none) or 0 (the default: none); resolved in the configuration */
     static const int bad_tables[] = {1, 5, -2, 100, INT32_MIN};
     for (size_t i = 0; i < sizeof bad_tables / sizeof bad_tables[0]; i++) {
         c = small_config();
@@ -1318,7 +1317,7 @@ static void test_admission(void)
         CHECK(cuzk_engine_new(&e, &c, err, sizeof err) == CUZK_EINVAL && !e && strstr(err, "key_tables"),
               "%s: key_tables %d accepted: %s", what, bad_tables[i], err);
     }
-    static const int good_tables[][2] = {{0, 4}, {-1, -1}, {2, 2}, {3, 3}, {4, 4}};
+    static const int good_tables[][2] = {{0, -1}, {-1, -1}, {2, 2}, {3, 3}, {4, 4}};
     for (size_t i = 0; i < sizeof good_tables / sizeof good_tables[0]; i++) {
         c = small_config();
         c.key_tables = good_tables[i][0];

@@ -214,7 +214,7 @@ typedef struct {
                        vectors (l, a, b_g1, b_g2) are held as, so that the sums of the bases whose scalar is
                        one take one addition per group of k (docs/design/020): the largest k whose tables fit
                        beside everything else and leave 8 GiB of the device free is taken, none when even
-                       k = 2 does not (default 0: 4; -1: never). Same proofs; made at the key's load */
+                       k = 2 does not (default 0: none, as -1). Same proofs; made at the key's load */
     cuzk_timeline *timeline; /* borrowed, may be NULL; must outlive the engine */
 } cuzk_engine_config;
 

@@ -1178,12 +1178,12 @@ static int resolve_config(cuzk_engine_config *c, const cuzk_engine_config *in, c
     if (!c->pool_idle)
         c->pool_idle =
             2 * (c->synth_workers + c->queue_depth + c->devices * c->gpu_workers + c->post_workers);
-    if (!c->key_tables)
-        c->key_tables = 4;
+    if (!c->key_tables) /* off until the prover's use is measured on a device (docs/design/020) */
+        c->key_tables = -1;
     if (c->key_tables != -1 && (c->key_tables < 2 || c->key_tables > 4))
         return cuzk_fail(err, errlen, CUZK_EINVAL,
                          "engine: key_tables is %d; it must be 2, 3 or 4 (the largest k), -1 (none) or 0 "
-                         "(the default, 4)",
+                         "(the default: none)",
                          c->key_tables);
     if ((int)c->eval < CUZK_ENGINE_EVAL_AUTO || (int)c->eval > CUZK_ENGINE_EVAL_DEVICE)
         return cuzk_fail(err, errlen, CUZK_EINVAL, "engine: evaluation place %d is not auto, host or device",

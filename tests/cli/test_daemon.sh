@@ -55,7 +55,7 @@ printf '[engine]\nkey_vram = -1\n' >"$TMP/bad-kv.toml"
 run "$CUZKD" --config "$TMP/bad-kv.toml"
 expect 2 "engine.key_vram = -1: exit 2"
 expect_err 'bad-kv.toml:2: engine.key_vram must be a size' "... naming the file, the line and the reason"
-# engine.key_tables (gpus.key_tables, --key-tables): 2, 3, 4, "off" or "auto" (the engine's 4)
+# engine.key_tables (gpus.key_tables, --key-tables): 2, 3, 4, "off" or "auto" (the engine's default: off)
 run "$CUZKD" --print-config
 expect_out '^key_tables = "auto"$' "engine.key_tables auto by default"
 printf '[gpus]\nkey_tables = 3\n' >"$TMP/kt.toml"

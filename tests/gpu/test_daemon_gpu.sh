@@ -13,7 +13,7 @@ BENCH=$BUILD/cuzk-bench
 
 for kv in auto one; do
     SOCK=$TMP/gpu-$kv.sock
-    if [ "$kv" = auto ]; then printf '[engine]\nkey_vram = "auto"\n'; else printf '[engine]\nkey_vram = 1\n'; fi \
+    if [ "$kv" = auto ]; then printf '[engine]\nkey_vram = "auto"\nkey_tables = 4\n'; else printf '[engine]\nkey_vram = 1\nkey_tables = 4\n'; fi \
         >"$TMP/$kv.toml"
     "$CUZKD" --config "$TMP/$kv.toml" --listen "unix://$SOCK" --backend gpu --synth-max-scale 12 \
         >"$TMP/daemon-$kv.log" 2>&1 &
@@ -34,7 +34,7 @@ for kv in auto one; do
     if [ "$kv" = auto ]; then
         expect_out '^cuzk_gpu_key_resident_bytes\{device="0"\} [1-9][0-9]*$' "key_vram auto: the key is resident"
         expect_out '^cuzk_gpu_keys_streamed\{device="0"\} 0$' "key_vram auto: nothing streamed"
-        expect_out '^cuzk_gpu_key_tables_k\{device="0"\} 4$' "key_vram auto: a small key takes group tables of k = 4 (key_tables' default)"
+        expect_out '^cuzk_gpu_key_tables_k\{device="0"\} 4$' "key_vram auto: a small key takes group tables of k = 4 (key_tables = 4)"
     else
         expect_out '^cuzk_gpu_key_resident_bytes\{device="0"\} 0$' "key_vram 1: nothing resident"
         expect_out '^cuzk_gpu_keys_streamed\{device="0"\} 1$' "key_vram 1: the key is streamed"

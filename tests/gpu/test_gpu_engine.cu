@@ -13,7 +13,10 @@
  *                          the device (the backend's default, checked through
  *                          cuzk_engine_get_config), then on the device with key_vram one byte short
  *                          of the key (in part streamed: the vectors within key_vram resident; checked
- *                          through cuzk_engine_backend_gpu_keys).
+ *                          through cuzk_engine_backend_gpu_keys); then with key_tables 2, 3, 4 (the
+ *                          whole key with its witness vectors as group tables of that k: checked
+ *                          through cuzk_engine_backend_gpu_tables and the resident bytes), and with
+ *                          key_tables 4 under the short key_vram (streamed in part: no tables).
  *                          Last, a device with no room for the key even streamed
  *                          (CUZK_GPU_FREE_BYTES=1 MiB): the job fails with CUZK_ENOMEM and the sizes,
  *                          nothing stays loaded, and the same engine proves once the limit is lifted.
@@ -60,7 +63,7 @@ static int synth(void *user, uint64_t job, uint32_t part, cuzk_fr *z, size_t n_z
 /* An engine on the GPU backend with 2 GPU workers, seeded r and s, the given evaluation place,
  * key_vram and devices (device_mask, 0: all) (cfg: its configuration); NULL after a failed CHECK. */
 static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config *cfg, cuzk_engine_eval eval,
-                               uint64_t key_vram, uint64_t device_mask = 0)
+                               uint64_t key_vram, uint64_t device_mask = 0, int key_tables = 0)
 {
     char err[256] = "";
     memset(cfg, 0, sizeof *cfg);
@@ -70,6 +73,7 @@ static cuzk_engine *new_engine(const cuzk_engine_backend *be, cuzk_engine_config
     cfg->eval = eval;
     cfg->key_vram = key_vram;
     cfg->device_mask = device_mask;
+    cfg->key_tables = key_tables;
     cuzk_engine *e = NULL;
     int rc = cuzk_engine_new(&e, cfg, err, sizeof err);
     CHECK(rc == CUZK_OK, "engine: %s", err);
@@ -95,16 +99,18 @@ static cuzk_engine *engine_with_job(const cuzk_engine_backend *be, cuzk_engine_c
 
 static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuzk_groth16_params &pk,
                       cuzk_cs &cs, const cuzk_fr *z, size_t ni, size_t na, cuzk_pool *pool, unsigned lg,
-                      uint64_t key_vram)
+                      uint64_t key_vram, int key_tables = 0)
 {
     const char *pname = place == CUZK_ENGINE_EVAL_HOST ? "host"
                         : key_vram                     ? "device, streamed key,"
+                        : key_tables > 0               ? "device, key with group tables,"
                                                        : "device";
     char err[256] = "";
     cuzk_engine_config cfg;
     /* AUTO must mean device */
     cuzk_engine *e =
-        new_engine(be, &cfg, place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place, key_vram);
+        new_engine(be, &cfg, place == CUZK_ENGINE_EVAL_DEVICE ? CUZK_ENGINE_EVAL_AUTO : place, key_vram, 0,
+                   key_tables);
     if (!e)
         return;
     int rc;
@@ -155,11 +161,16 @@ static void run_place(cuzk_engine_eval place, const cuzk_engine_backend *be, cuz
     unsigned streamed = 0;
     cuzk_engine_backend_gpu_keys(0, &resident, &streamed);
     /* under a key_vram below the key: the vectors that fit within it resident (at least one, here), the
-     * rest streamed */
-    CHECK(key_vram ? resident > 0 && resident <= key_vram && streamed == 1
-                   : resident == cuzk_gpu_pk_bytes(&pk) && streamed == 0,
-          "%s evaluation, key_vram %llu: %llu resident bytes, %u streamed keys", pname,
-          (unsigned long long)key_vram, (unsigned long long)resident, streamed);
+     * rest streamed; with key_tables, the whole key with its tables of that k (a small key has room) */
+    size_t tb[5], whole = 0;
+    cuzk_gpu_pk_table_bytes(&pk, key_tables > 0 ? (unsigned)key_tables : 0, tb);
+    for (int i = 0; i < 5; i++)
+        whole += tb[i];
+    CHECK(key_vram ? resident > 0 && resident <= key_vram && streamed == 1 : resident == whole && streamed == 0,
+          "%s evaluation, key_vram %llu: %llu resident bytes (whole: %zu), %u streamed keys", pname,
+          (unsigned long long)key_vram, (unsigned long long)resident, whole, streamed);
+    unsigned tk = cuzk_engine_backend_gpu_tables(0), want_k = key_tables > 0 && !key_vram ? (unsigned)key_tables : 0;
+    CHECK(tk == want_k, "%s evaluation: group tables of k = %u on device 0, expected %u", pname, tk, want_k);
     printf("2^%u rows, %s evaluation: 4 jobs x 3 partitions through the GPU engine in %.2f s (incl. the "
            "cancelled one)\n",
            lg, pname, now_s() - t0);
@@ -494,6 +505,11 @@ int main(int argc, char **argv)
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, 0);
     /* resident keys capped below this one's size: the backend streams it */
     run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1);
+    /* the key with group tables (key_tables; docs/design/020): every k, and with a key_vram below the key
+     * (then streamed in part, no tables) */
+    for (int k = 2; k <= 4; k++)
+        run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, 0, k);
+    run_place(CUZK_ENGINE_EVAL_DEVICE, be, pk, cs, z, ni, na, pool, lg, cuzk_gpu_pk_bytes(&pk) - 1, 4);
     run_no_room(be, pk, cs, z, ni, na);
     run_device_ids(be, pk, cs, z, ni, na);
     run_two_keys(be, pk, cs, z, ni, na, pool);

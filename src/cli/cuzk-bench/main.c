@@ -97,7 +97,7 @@ static const struct {
     [F_POOL] = {"--pool-idle", NULL, "N", "idle partition buffers kept for reuse (default: see docs)"},
     [F_BUDGET] = {"--budget", NULL, "SIZE", "memory budget in bytes, suffix K/M/G/T (default 3/4 of RAM)"},
     [F_KEY_VRAM] = {"--key-vram", NULL, "SIZE", "GPU: device bytes for resident proving keys per device; a key beyond it is streamed from host memory (default 0: as many as fit)"},
-    [F_KEY_TABLES] = {"--key-tables", NULL, "K", "GPU: the largest k of the group tables a resident key's witness vectors may be held as (default 4; the largest that fits with 8 GiB left free; off: none)"},
+    [F_KEY_TABLES] = {"--key-tables", NULL, "K", "GPU: the largest k of the group tables a resident key's witness vectors may be held as (default off; K: the largest that fits with 8 GiB left free)"},
     [F_PRIORITY] = {"--priority", NULL, "P", "low, normal (default), high or critical"},
     [F_SEED] = {"--seed", NULL, "N", "circuit seed (default 1); also makes the key's toxic waste and r, s deterministic: the same proofs every run"},
     [F_NO_CHECK] = {"--no-check", NULL, NULL, "skip the a.b = c witness check (after synthesis, or in the device phase with device evaluation); verification stays"},

@@ -537,9 +537,7 @@ static void print_summary(const bench_opts *o, const bench_workload *w, const cu
         print_bytes("  key VRAM     resident keys up to ", c->key_vram);
         printf(" per device, streamed from host memory beyond\n");
     }
-    if (c->key_tables == -1)
-        printf("  key tables   off\n");
-    else if (c->key_tables > 0 && c->key_tables != 4) /* 4: the default */
+    if (c->key_tables > 0) /* off: the default */
         printf("  key tables   up to k = %d\n", c->key_tables);
 #ifdef CUZK_HAVE_GPU
     /* where the key went on each device (key_vram, or the plan of docs/engine.md: streamed is slower) */

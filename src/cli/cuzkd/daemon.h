@@ -50,7 +50,7 @@ typedef struct {
     char backend[8];   /* "auto", "cpu", "gpu" */
     char eval[8];      /* where a, b, c are evaluated: "auto", "host", "device" (cuzk_engine_config.eval) */
     uint64_t key_vram; /* cuzk_engine_config.key_vram; 0: auto */
-    int key_tables;    /* cuzk_engine_config.key_tables: 2..4, -1 off; 0: auto (the engine's 4) */
+    int key_tables;    /* cuzk_engine_config.key_tables: 2..4, -1 off; 0: auto (the engine's: off) */
     bool no_zpack;     /* engine.zpack = false: CUZK_ENGINE_NO_ZPACK (witnesses uploaded whole) */
     bool stay_without_device; /* engine.exit_on_device_lost = false: keep serving (refusing work) once no
                                  device is usable, instead of exiting with status 3 for a restart */
@@ -86,7 +86,7 @@ int cuzkd_config_parse(cuzkd_config *c, const char *name, const char *text, size
 /* Parses "4096", "512M", "64GiB" (binary suffixes); 0 or -1. */
 int cuzkd_parse_size(const char *s, uint64_t *out);
 /* Parses engine.key_tables: "2", "3" or "4" (the largest k), "off" (-1) or "auto" (0: the engine's
- * default); 0 or -1. */
+ * default, none); 0 or -1. */
 int cuzkd_parse_key_tables(const char *s, int *out);
 /* Parses "90", "30s", "5m", "2h" into seconds; 0 or -1. */
 int cuzkd_parse_duration(const char *s, int *out);
