@@ -461,6 +461,42 @@ static void run_msm_xyzz(uint64_t n, cuzk_pool *pool)
     bench_sink = out.X.l[0];
 }
 
+/* Group tables (cuzk_g1_group_table) of the 2^16 MSM bases, one thread: a key's load-time cost. */
+static cuzk_g1_affine *gt_out;
+
+static int setup_gt(void)
+{
+    if (setup_msm16())
+        return -1;
+    free(gt_out);
+    gt_out = malloc(cuzk_group_table_len(msm_n, CUZK_GROUP_TABLE_MAX_K) * sizeof *gt_out);
+    return gt_out ? 0 : -1;
+}
+
+static void run_gt(uint64_t n, unsigned k)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (cuzk_g1_group_table(gt_out, msm_bases, msm_n, k, NULL) != CUZK_OK) {
+            fprintf(stderr, "bench: cuzk_g1_group_table failed\n");
+            exit(1);
+        }
+        bench_sink ^= gt_out[i % msm_n].x.l[0];
+    }
+}
+
+static void run_gt2(uint64_t n)
+{
+    run_gt(n, 2);
+}
+static void run_gt3(uint64_t n)
+{
+    run_gt(n, 3);
+}
+static void run_gt4(uint64_t n)
+{
+    run_gt(n, 4);
+}
+
 static void run_msm_xyzz_1(uint64_t n)
 {
     run_msm_xyzz(n, NULL);
@@ -519,6 +555,8 @@ static void run_ntt_all(uint64_t n)
 static void release_all(void)
 {
     free_msm();
+    free(gt_out);
+    gt_out = NULL;
     free(ntt_data);
     ntt_data = NULL;
     cuzk_ntt_domain_release(&ntt_dom);
@@ -564,6 +602,12 @@ static const bench_entry entries[] = {
      0, 3},
     {"msm_g1_xyzz_2^20_all", "G1 MSM 2^20, XYZZ buckets forced, all threads", setup_msm20_all,
      run_msm_xyzz_all, free_msm, 1, 3},
+    {"group_table_g1_k2_2^16_1t", "G1 group table of 2^16 bases, k = 2, 1 thread", setup_gt, run_gt2, NULL, 0,
+     5},
+    {"group_table_g1_k3_2^16_1t", "G1 group table of 2^16 bases, k = 3, 1 thread", setup_gt, run_gt3, NULL, 0,
+     5},
+    {"group_table_g1_k4_2^16_1t", "G1 group table of 2^16 bases, k = 4, 1 thread", setup_gt, run_gt4, NULL, 0,
+     5},
     {"ntt_2^20_1t", "Fr NTT 2^20, forward, 1 thread", setup_ntt20, run_ntt_1, NULL, 0, 5},
     {"ntt_2^20_all", "Fr NTT 2^20, forward, all threads", setup_ntt20_all, run_ntt_all, NULL, 1, 5},
 };
