@@ -82,8 +82,8 @@ int cuzk_gpu_pk_load_mixed(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, uns
  * table entry for each group of k scalars that holds a one (cuzk_gpu_g1_msm_table), the same sums with
  * fewer additions; the proofs are the same. The tables take (2^k − 1) / k times the vectors' bytes
  * (cuzk_gpu_pk_table_bytes), so this is for a device with room to spare beside its provers. They are made
- * on the host with pool's threads, chunk by chunk (the host never holds a whole table), at load time: a
- * full PoRep key's at k = 3 takes about ten seconds on 16 threads. CUZK_EINVAL for k outside 2..4 or no pool, CUZK_ENOMEM
+ * on the host with pool's threads (NULL: the caller's alone), chunk by chunk (the host never holds a whole table), at load time: a
+ * full PoRep key's at k = 3 takes about ten seconds on 16 threads. CUZK_EINVAL for k outside 2..4, CUZK_ENOMEM
  * (from CUDA) when the device is too small. docs/design/020, thirty-seventh session. */
 int cuzk_gpu_pk_load_tables(cuzk_gpu_pk **out, const cuzk_groth16_params *pk, unsigned k, cuzk_pool *pool,
                             char *err, size_t errlen);

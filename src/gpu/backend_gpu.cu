@@ -297,10 +297,11 @@ static int entry_prover(key_entry *e, gpu_worker *w, const cuzk_engine_part *p, 
         rc = plan_key(e, p, dev_eval, &in, &mask, &shape, err, errlen);
         if (rc == CUZK_OK && mask == KEY_FIT_ALL && p->key_tables)
             table_k = key_fit_tables(&in, p->key_tables);
-        if (table_k) { /* tables where they fit; the plain key when they did not after all */
+        if (table_k) { /* tables where they fit; the plain key when they could not be made after all (no
+                        * device memory, no host memory for a chunk), unless the device itself failed */
             rc = cuzk_gpu_pk_load_tables(&gpk_new, e->pk, table_k, w->pool, err, errlen);
-            if (rc == CUZK_ENOMEM)
-                table_k = 0, rc = CUZK_OK;
+            if (rc != CUZK_OK && rc != CUZK_EDEVICE)
+                table_k = 0, rc = CUZK_OK, err[0] = 0;
             else if (rc == CUZK_OK)
                 for (int i = 0; i < KEY_FIT_VECTORS; i++)
                     in.vec[i] = in.table[table_k][i]; /* what e->resident counts */

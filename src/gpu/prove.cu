@@ -322,8 +322,8 @@ extern "C" int cuzk_gpu_pk_load_tables(cuzk_gpu_pk **out, const cuzk_groth16_par
                                        cuzk_pool *pool, char *err, size_t errlen)
 {
     *out = NULL;
-    if (k < 2 || k > CUZK_GROUP_TABLE_MAX_K || !pool)
-        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: group tables need k in 2..%d and a pool (k = %u)",
+    if (k < 2 || k > CUZK_GROUP_TABLE_MAX_K)
+        return cuzk_fail(err, errlen, CUZK_EINVAL, "gpu prove: group tables need k in 2..%d, not %u",
                          CUZK_GROUP_TABLE_MAX_K, k);
     return pk_load(out, pk, CUZK_GPU_PK_ALL, 0, k, pool, err, errlen);
 }
