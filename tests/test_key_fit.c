@@ -101,14 +101,15 @@ static key_fit_in porep(double free_gib, unsigned workers)
     return in;
 }
 
-/* The PoRep key's vectors with the witness vectors as group tables of k: ceil(n / k) groups of 2^k − 1
- * entries each (cuzk/msm.h's layout, counted here from the lengths), in every row k = 2..4. */
+/* porep()'s key with the witness vectors as group tables of k: ceil(n / k) groups of 2^k − 1 entries
+ * each (cuzk/msm.h's layout, counted here from the lengths in vec), in every row k = 2..4. */
 static void porep_tables(key_fit_in *in)
 {
-    uint64_t n[KEY_FIT_VECTORS] = {((uint64_t)1 << 27) - 1, 130169893, 129778383, 33063153, 33063153};
     for (unsigned k = 2; k <= KEY_FIT_TABLE_MAX_K; k++)
-        for (int i = 0; i < KEY_FIT_VECTORS; i++)
-            in->table[k][i] = i == 0 ? n[0] * 96 : (n[i] + k - 1) / k * ((1u << k) - 1) * (i == 4 ? 192 : 96);
+        for (int i = 0; i < KEY_FIT_VECTORS; i++) {
+            uint64_t point = i == 4 ? 192 : 96, n = in->vec[i] / point;
+            in->table[k][i] = i == 0 ? in->vec[0] : (n + k - 1) / k * ((1u << k) - 1) * point;
+        }
     in->table_headroom = (uint64_t)8 << 30;
 }
 
